@@ -1,0 +1,263 @@
+// Package config loads the service configuration from the environment (and, in development, a .env file)
+// with Viper, validates it, and refuses to boot a deployed environment on an unsafe value.
+package config
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/viper"
+)
+
+// Environments the service knows. Staging and production are "deployed": the boot guard applies there.
+const (
+	EnvDevelopment = "development"
+	EnvTest        = "test"
+	EnvStaging     = "staging"
+	EnvProduction  = "production"
+)
+
+// Paddle API base URLs; development and test default to the sandbox so nothing touches live money.
+const (
+	PaddleSandboxURL    = "https://sandbox-api.paddle.com"
+	PaddleProductionURL = "https://api.paddle.com"
+)
+
+// Config is the whole service configuration, already parsed and defaulted.
+type Config struct {
+	Env              string
+	Port             int
+	DatabaseURL      string
+	DBMaxConns       int
+	DBSimpleProtocol bool
+	LogLevel         string
+	LogFormat        string
+	CORSOrigins      []string
+
+	HTTPReadTimeout  time.Duration
+	HTTPWriteTimeout time.Duration
+	HTTPIdleTimeout  time.Duration
+	HTTPMaxBodyBytes int64
+	ShutdownTimeout  time.Duration
+
+	// Webhook secrets are lists so a secret can rotate with no failed deliveries: during the overlap both
+	// the old and the new secret verify.
+	PaddleWebhookSecrets []string
+	ClerkWebhookSecrets  []string
+	ClerkSecretKey       string
+	ClerkJWTKey          string
+	PaddleAPIKey         string
+	PaddleAPIURL         string
+
+	CheckoutSigningSecret  string
+	EmailDriver            string
+	EmailFrom              string
+	SMTPURL                string
+	ResendAPIKey           string
+	EmailUnsubscribeSecret string
+	AdminEmails            []string
+	PublicBaseURL          string
+}
+
+// Deployed reports whether the environment is staging or production, where the boot guard applies.
+func (c Config) Deployed() bool { return c.Env == EnvStaging || c.Env == EnvProduction }
+
+// Load reads the configuration. getenv is injected (os.Getenv in main, a map in tests) so that tests never
+// depend on the process environment. dotenv names a .env file read in development only; a missing file is
+// not an error. Values from the environment always win over the file.
+func Load(getenv func(string) string, dotenv string) (Config, error) {
+	v := viper.New()
+	for _, k := range Keys {
+		v.SetDefault(k.Name, k.Default)
+	}
+	env := strings.TrimSpace(getenv("APP_ENV"))
+	if env == "" || env == EnvDevelopment {
+		if err := readDotenv(v, dotenv); err != nil {
+			return Config{}, err
+		}
+	}
+	// v.Set is Viper's highest-precedence layer: the injected environment overrides the .env file.
+	for _, k := range Keys {
+		if val := getenv(k.Name); val != "" {
+			v.Set(k.Name, val)
+		}
+	}
+	c, err := build(v)
+	if err != nil {
+		return Config{}, err
+	}
+	c.fillDevDefaults()
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func readDotenv(v *viper.Viper, path string) error {
+	if path == "" {
+		return nil
+	}
+	v.SetConfigFile(path)
+	v.SetConfigType("env")
+	err := v.ReadInConfig()
+	var notFound viper.ConfigFileNotFoundError
+	if err == nil || errors.As(err, &notFound) || isNotExist(err) {
+		return nil
+	}
+	return fmt.Errorf("config: read %s: %w", path, err)
+}
+
+func build(v *viper.Viper) (Config, error) {
+	p := parser{v: v}
+	c := Config{
+		Env:                    p.str("APP_ENV"),
+		Port:                   p.integer("PORT"),
+		DatabaseURL:            p.str("DATABASE_URL"),
+		DBMaxConns:             p.integer("DB_MAX_CONNS"),
+		DBSimpleProtocol:       p.boolean("DB_SIMPLE_PROTOCOL"),
+		LogLevel:               strings.ToLower(p.str("LOG_LEVEL")),
+		LogFormat:              strings.ToLower(p.str("LOG_FORMAT")),
+		CORSOrigins:            p.list("CORS_ORIGINS"),
+		HTTPReadTimeout:        p.duration("HTTP_READ_TIMEOUT"),
+		HTTPWriteTimeout:       p.duration("HTTP_WRITE_TIMEOUT"),
+		HTTPIdleTimeout:        p.duration("HTTP_IDLE_TIMEOUT"),
+		HTTPMaxBodyBytes:       int64(p.integer("HTTP_MAX_BODY_BYTES")),
+		ShutdownTimeout:        p.duration("SHUTDOWN_TIMEOUT"),
+		PaddleWebhookSecrets:   p.list("PADDLE_WEBHOOK_SECRET"),
+		ClerkWebhookSecrets:    p.list("CLERK_WEBHOOK_SECRET"),
+		ClerkSecretKey:         p.str("CLERK_SECRET_KEY"),
+		ClerkJWTKey:            p.str("CLERK_JWT_KEY"),
+		PaddleAPIKey:           p.str("PADDLE_API_KEY"),
+		PaddleAPIURL:           p.str("PADDLE_API_URL"),
+		CheckoutSigningSecret:  p.str("CHECKOUT_SIGNING_SECRET"),
+		EmailDriver:            strings.ToLower(p.str("EMAIL_DRIVER")),
+		EmailFrom:              p.str("EMAIL_FROM"),
+		SMTPURL:                p.str("SMTP_URL"),
+		ResendAPIKey:           p.str("RESEND_API_KEY"),
+		EmailUnsubscribeSecret: p.str("EMAIL_UNSUBSCRIBE_SECRET"),
+		AdminEmails:            lower(p.list("ADMIN_EMAILS")),
+		PublicBaseURL:          strings.TrimRight(p.str("PUBLIC_BASE_URL"), "/"),
+	}
+	return c, p.err
+}
+
+// Dev-only values: safe defaults so `make run` needs no editing. Each is recognisably insecure and the boot
+// guard refuses every one of them in staging and production.
+var (
+	devPaddleWebhookSecret = "pdl_ntfset_dev_only_insecure_paddle_webhook_secret"
+	devClerkWebhookSecret  = "whsec_" + base64.StdEncoding.EncodeToString([]byte("dev-only-insecure-clerk-webhook-secret"))
+	devCheckoutSecret      = "dev-only-insecure-checkout-signing-secret-0123456789"
+	devUnsubscribeSecret   = "dev-only-insecure-email-unsubscribe-secret-0123456789"
+)
+
+// DevPaddleWebhookSecret and DevClerkWebhookSecret are the development defaults, exported so the
+// `webhook send` dev command can sign deliveries that a local `make run` accepts.
+var (
+	DevPaddleWebhookSecret = devPaddleWebhookSecret
+	DevClerkWebhookSecret  = devClerkWebhookSecret
+)
+
+func (c *Config) fillDevDefaults() {
+	if c.LogFormat == "" {
+		c.LogFormat = "json"
+		if c.Env == EnvDevelopment {
+			c.LogFormat = "text"
+		}
+	}
+	if c.PaddleAPIURL == "" {
+		c.PaddleAPIURL = PaddleSandboxURL
+		if c.Env == EnvProduction {
+			c.PaddleAPIURL = PaddleProductionURL
+		}
+	}
+	if c.Deployed() {
+		return
+	}
+	// A placeholder copied from .env.example counts as unset, so `cp .env.example .env` still runs.
+	fill := func(dst *string, v string) {
+		if *dst == "" || isPlaceholder(*dst) {
+			*dst = v
+		}
+	}
+	fillList := func(dst *[]string, v string) {
+		if len(*dst) == 0 || isPlaceholder((*dst)[0]) {
+			*dst = []string{v}
+		}
+	}
+	fill(&c.ClerkSecretKey, "")
+	fill(&c.PaddleAPIKey, "")
+	fillList(&c.PaddleWebhookSecrets, devPaddleWebhookSecret)
+	fillList(&c.ClerkWebhookSecrets, devClerkWebhookSecret)
+	fill(&c.CheckoutSigningSecret, devCheckoutSecret)
+	fill(&c.EmailUnsubscribeSecret, devUnsubscribeSecret)
+}
+
+// Validate checks the values that are wrong in every environment. Deployed environments additionally pass
+// Guard. Every message names the variable.
+func (c Config) Validate() error {
+	switch c.Env {
+	case EnvDevelopment, EnvTest, EnvStaging, EnvProduction:
+	default:
+		return fieldErr("APP_ENV", "must be one of development, test, staging, production (got %q)", c.Env)
+	}
+	if c.Port < 1 || c.Port > 65535 {
+		return fieldErr("PORT", "must be a TCP port (1-65535)")
+	}
+	if c.DatabaseURL == "" {
+		return fieldErr("DATABASE_URL", "is required (make run starts a local cluster and sets it for you)")
+	}
+	if c.DBMaxConns < 1 {
+		return fieldErr("DB_MAX_CONNS", "must be at least 1")
+	}
+	if !oneOf(c.LogLevel, "debug", "info", "warn", "error") {
+		return fieldErr("LOG_LEVEL", "must be one of debug, info, warn, error")
+	}
+	if !oneOf(c.LogFormat, "json", "text") {
+		return fieldErr("LOG_FORMAT", "must be json or text")
+	}
+	if !oneOf(c.EmailDriver, "log", "smtp", "resend") {
+		return fieldErr("EMAIL_DRIVER", "must be one of log, smtp, resend")
+	}
+	if c.HTTPMaxBodyBytes < 1 {
+		return fieldErr("HTTP_MAX_BODY_BYTES", "must be positive")
+	}
+	if _, err := url.Parse(c.PublicBaseURL); err != nil || !strings.HasPrefix(c.PublicBaseURL, "http") {
+		return fieldErr("PUBLIC_BASE_URL", "must be an absolute http(s) URL")
+	}
+	if c.Deployed() {
+		return c.Guard()
+	}
+	return nil
+}
+
+// FieldError names the variable that made the configuration unusable.
+type FieldError struct {
+	Name   string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return "config: " + e.Name + " " + e.Reason }
+
+func fieldErr(name, format string, args ...any) error {
+	return &FieldError{Name: name, Reason: fmt.Sprintf(format, args...)}
+}
+
+func oneOf(v string, allowed ...string) bool {
+	for _, a := range allowed {
+		if v == a {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(in []string) []string {
+	for i := range in {
+		in[i] = strings.ToLower(in[i])
+	}
+	return in
+}

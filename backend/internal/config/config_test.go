@@ -1,0 +1,212 @@
+package config
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// exampleEntries reads NAME=value lines from the repository's .env.example, in order.
+func exampleEntries(t *testing.T) ([]string, map[string]string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "..", ".env.example"))
+	require.NoError(t, err)
+	defer f.Close()
+	var names []string
+	values := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		require.True(t, ok, "line %q", line)
+		names = append(names, name)
+		values[name] = value
+	}
+	require.NoError(t, sc.Err())
+	return names, values
+}
+
+func TestEnvExampleMatchesKeys(t *testing.T) {
+	t.Parallel()
+	names, _ := exampleEntries(t)
+	var keys []string
+	for _, k := range Keys {
+		keys = append(keys, k.Name)
+	}
+	require.Equal(t, keys, names, ".env.example and config.Keys must list the same variables in the same order")
+}
+
+func mapEnv(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDevelopmentDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := Load(mapEnv(map[string]string{"DATABASE_URL": "postgres://x@localhost/db"}), "")
+	require.NoError(t, err)
+	require.Equal(t, EnvDevelopment, c.Env)
+	require.Equal(t, 8080, c.Port)
+	require.Equal(t, "text", c.LogFormat)
+	require.Equal(t, PaddleSandboxURL, c.PaddleAPIURL)
+	require.Equal(t, []string{DevPaddleWebhookSecret}, c.PaddleWebhookSecrets)
+	require.Equal(t, []string{DevClerkWebhookSecret}, c.ClerkWebhookSecrets)
+	require.GreaterOrEqual(t, len(c.CheckoutSigningSecret), minHMACKeyLen)
+	require.Equal(t, "log", c.EmailDriver)
+}
+
+func TestDevelopmentAcceptsACopiedEnvExample(t *testing.T) {
+	t.Parallel()
+	_, values := exampleEntries(t)
+	values["DATABASE_URL"] = "postgres://x@localhost/db"
+	c, err := Load(mapEnv(values), "")
+	require.NoError(t, err)
+	require.Equal(t, []string{DevClerkWebhookSecret}, c.ClerkWebhookSecrets, "placeholders count as unset in development")
+	require.Empty(t, c.ClerkSecretKey)
+}
+
+func TestDotenvIsReadInDevelopmentOnlyAndEnvWins(t *testing.T) {
+	t.Parallel()
+	dotenv := filepath.Join(t.TempDir(), ".env")
+	require.NoError(t, os.WriteFile(dotenv, []byte("DATABASE_URL=postgres://file@localhost/db\nPORT=9000\n"), 0o600))
+
+	c, err := Load(mapEnv(map[string]string{"PORT": "9100"}), dotenv)
+	require.NoError(t, err)
+	require.Equal(t, "postgres://file@localhost/db", c.DatabaseURL)
+	require.Equal(t, 9100, c.Port, "the environment overrides .env")
+
+	_, err = Load(mapEnv(map[string]string{"APP_ENV": EnvTest}), dotenv)
+	requireField(t, err, "DATABASE_URL")
+
+	_, err = Load(mapEnv(nil), filepath.Join(t.TempDir(), "missing.env"))
+	requireField(t, err, "DATABASE_URL")
+}
+
+// productionEnv is a complete, valid production configuration.
+func productionEnv() map[string]string {
+	return map[string]string{
+		"APP_ENV":                  EnvProduction,
+		"DATABASE_URL":             "postgres://app:pw@db.internal:5432/fabrica?sslmode=require",
+		"PADDLE_WEBHOOK_SECRET":    "pdl_ntfset_01gkpjp8bkm3tm53kdgkx6sms7_6h3qd3uFSi9YCD3OLYAShQI90XTI5vEI",
+		"CLERK_WEBHOOK_SECRET":     "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+		"CLERK_SECRET_KEY":         "sk_live_abcdefghijklmnopqrstuvwxyz",
+		"PADDLE_API_KEY":           "pdl_live_apikey_01abcdefghijklmnopqrstuvwx",
+		"CHECKOUT_SIGNING_SECRET":  strings.Repeat("c", 32),
+		"EMAIL_UNSUBSCRIBE_SECRET": strings.Repeat("u", 40),
+		"EMAIL_DRIVER":             "resend",
+		"RESEND_API_KEY":           "re_live_123456",
+		"CORS_ORIGINS":             "https://app.example.com",
+		"PUBLIC_BASE_URL":          "https://api.example.com",
+	}
+}
+
+func requireField(t *testing.T, err error, name string) {
+	t.Helper()
+	var fe *FieldError
+	require.True(t, errors.As(err, &fe), "want a FieldError naming %s, got %v", name, err)
+	require.Equal(t, name, fe.Name, "error: %v", err)
+	require.NotContains(t, err.Error(), "\n", "one line")
+}
+
+func TestProductionValid(t *testing.T) {
+	t.Parallel()
+	c, err := Load(mapEnv(productionEnv()), "")
+	require.NoError(t, err)
+	require.Equal(t, "json", c.LogFormat)
+	require.Equal(t, PaddleProductionURL, c.PaddleAPIURL)
+}
+
+func TestBootGuardRefusals(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		change map[string]string
+		want   string
+	}{
+		{"missing paddle webhook secret", map[string]string{"PADDLE_WEBHOOK_SECRET": ""}, "PADDLE_WEBHOOK_SECRET"},
+		{"missing clerk webhook secret", map[string]string{"CLERK_WEBHOOK_SECRET": ""}, "CLERK_WEBHOOK_SECRET"},
+		{"placeholder second rotation secret", map[string]string{"CLERK_WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw,change-me"}, "CLERK_WEBHOOK_SECRET"},
+		{"missing paddle api key", map[string]string{"PADDLE_API_KEY": ""}, "PADDLE_API_KEY"},
+		{"missing checkout secret", map[string]string{"CHECKOUT_SIGNING_SECRET": ""}, "CHECKOUT_SIGNING_SECRET"},
+		{"short checkout secret", map[string]string{"CHECKOUT_SIGNING_SECRET": strings.Repeat("c", 31)}, "CHECKOUT_SIGNING_SECRET"},
+		{"missing unsubscribe secret", map[string]string{"EMAIL_UNSUBSCRIBE_SECRET": ""}, "EMAIL_UNSUBSCRIBE_SECRET"},
+		{"short unsubscribe secret", map[string]string{"EMAIL_UNSUBSCRIBE_SECRET": "short"}, "EMAIL_UNSUBSCRIBE_SECRET"},
+		{"dev default unsubscribe secret", map[string]string{"EMAIL_UNSUBSCRIBE_SECRET": devUnsubscribeSecret}, "EMAIL_UNSUBSCRIBE_SECRET"},
+		{"dev default clerk webhook secret", map[string]string{"CLERK_WEBHOOK_SECRET": devClerkWebhookSecret}, "CLERK_WEBHOOK_SECRET"},
+		{"no clerk session key", map[string]string{"CLERK_SECRET_KEY": ""}, "CLERK_SECRET_KEY"},
+		{"placeholder jwt key", map[string]string{"CLERK_JWT_KEY": "your-pem-here"}, "CLERK_JWT_KEY"},
+		{"log mailer", map[string]string{"EMAIL_DRIVER": "log"}, "EMAIL_DRIVER"},
+		{"smtp without url", map[string]string{"EMAIL_DRIVER": "smtp"}, "SMTP_URL"},
+		{"resend without key", map[string]string{"RESEND_API_KEY": ""}, "RESEND_API_KEY"},
+		{"cors localhost", map[string]string{"CORS_ORIGINS": "https://app.example.com,http://localhost:3000"}, "CORS_ORIGINS"},
+		{"cors loopback ip", map[string]string{"CORS_ORIGINS": "http://127.0.0.1:5173"}, "CORS_ORIGINS"},
+		{"public url localhost", map[string]string{"PUBLIC_BASE_URL": "http://localhost:8080"}, "PUBLIC_BASE_URL"},
+		{"missing database url", map[string]string{"DATABASE_URL": ""}, "DATABASE_URL"},
+	}
+	for _, env := range []string{EnvProduction, EnvStaging} {
+		for _, tc := range cases {
+			t.Run(env+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				e := productionEnv()
+				e["APP_ENV"] = env
+				for k, v := range tc.change {
+					e[k] = v
+				}
+				_, err := Load(mapEnv(e), "")
+				requireField(t, err, tc.want)
+			})
+		}
+	}
+}
+
+func TestBootGuardRefusesEveryEnvExamplePlaceholder(t *testing.T) {
+	t.Parallel()
+	_, values := exampleEntries(t)
+	for _, k := range Keys {
+		v := values[k.Name]
+		if !k.Secret || v == "" {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
+			e := productionEnv()
+			e[k.Name] = v
+			_, err := Load(mapEnv(e), "")
+			requireField(t, err, k.Name)
+		})
+	}
+}
+
+func TestInvalidValuesNameTheVariable(t *testing.T) {
+	t.Parallel()
+	for name, value := range map[string]string{
+		"APP_ENV": "prod", "PORT": "http", "DB_MAX_CONNS": "0", "LOG_LEVEL": "loud", "LOG_FORMAT": "xml",
+		"EMAIL_DRIVER": "pigeon", "SHUTDOWN_TIMEOUT": "soon", "DB_SIMPLE_PROTOCOL": "maybe",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Load(mapEnv(map[string]string{"DATABASE_URL": "postgres://x@h/d", name: value}), "")
+			requireField(t, err, name)
+		})
+	}
+}
+
+func TestRedactedHidesSecrets(t *testing.T) {
+	t.Parallel()
+	e := productionEnv()
+	c, err := Load(mapEnv(e), "")
+	require.NoError(t, err)
+	out := fmt.Sprint(c.Redacted())
+	for _, k := range Keys {
+		if k.Secret && e[k.Name] != "" {
+			require.NotContains(t, out, e[k.Name], k.Name)
+		}
+	}
+	require.NotContains(t, out, ":pw@", "the database password is masked")
+}

@@ -1,0 +1,170 @@
+package config
+
+import (
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// minHMACKeyLen is the shortest key we accept for HMACs we own (checkout and unsubscribe tokens): 32 bytes,
+// as `openssl rand -hex 32` or secrets.token_urlsafe(32) produce.
+const minHMACKeyLen = 32
+
+// Guard refuses a staging or production configuration that would run with a missing, weak or placeholder
+// secret, with a dev-only driver, or with CORS opened to localhost. It returns the first problem as a
+// *FieldError naming the variable.
+func (c Config) Guard() error {
+	for _, s := range []struct {
+		name   string
+		values []string
+	}{
+		{"PADDLE_WEBHOOK_SECRET", c.PaddleWebhookSecrets},
+		{"CLERK_WEBHOOK_SECRET", c.ClerkWebhookSecrets},
+		{"PADDLE_API_KEY", single(c.PaddleAPIKey)},
+		{"CHECKOUT_SIGNING_SECRET", single(c.CheckoutSigningSecret)},
+		{"EMAIL_UNSUBSCRIBE_SECRET", single(c.EmailUnsubscribeSecret)},
+	} {
+		if err := requireSecret(s.name, s.values); err != nil {
+			return err
+		}
+	}
+	for _, s := range []struct{ name, value string }{
+		{"CHECKOUT_SIGNING_SECRET", c.CheckoutSigningSecret},
+		{"EMAIL_UNSUBSCRIBE_SECRET", c.EmailUnsubscribeSecret},
+	} {
+		if len(s.value) < minHMACKeyLen {
+			return fieldErr(s.name, "must be at least %d characters (generate one with: openssl rand -hex 32)", minHMACKeyLen)
+		}
+	}
+	if c.ClerkSecretKey == "" && c.ClerkJWTKey == "" {
+		return fieldErr("CLERK_SECRET_KEY", "or CLERK_JWT_KEY is required in %s to verify sessions", c.Env)
+	}
+	for _, s := range []struct{ name, value string }{
+		{"CLERK_SECRET_KEY", c.ClerkSecretKey},
+		{"CLERK_JWT_KEY", c.ClerkJWTKey},
+	} {
+		if s.value != "" && isPlaceholder(s.value) {
+			return fieldErr(s.name, "is still a placeholder value")
+		}
+	}
+	if err := c.guardEmail(); err != nil {
+		return err
+	}
+	for _, o := range c.CORSOrigins {
+		if isLocalOrigin(o) {
+			return fieldErr("CORS_ORIGINS", "lists a local origin (%s) in %s", o, c.Env)
+		}
+	}
+	if isLocalOrigin(c.PublicBaseURL) {
+		return fieldErr("PUBLIC_BASE_URL", "points at localhost in %s; links in emails would be dead", c.Env)
+	}
+	return nil
+}
+
+func (c Config) guardEmail() error {
+	switch c.EmailDriver {
+	case "log":
+		return fieldErr("EMAIL_DRIVER", "is log, which drops every email; use smtp or resend in %s", c.Env)
+	case "smtp":
+		return requireSecret("SMTP_URL", single(c.SMTPURL))
+	case "resend":
+		return requireSecret("RESEND_API_KEY", single(c.ResendAPIKey))
+	}
+	return nil
+}
+
+func requireSecret(name string, values []string) error {
+	if len(values) == 0 {
+		return fieldErr(name, "is required in staging and production")
+	}
+	for _, v := range values {
+		if isPlaceholder(v) {
+			return fieldErr(name, "is still a placeholder or development value")
+		}
+	}
+	return nil
+}
+
+func single(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{v}
+}
+
+// placeholderMarkers are the words .env.example and the dev defaults use, so a copied file or a dev value
+// can never reach production unnoticed.
+var placeholderMarkers = []string{"change-me", "changeme", "replace-me", "dev-only-insecure", "your-"}
+
+func isPlaceholder(v string) bool {
+	l := strings.ToLower(v)
+	for _, m := range placeholderMarkers {
+		if strings.Contains(l, m) {
+			return true
+		}
+	}
+	return v == devClerkWebhookSecret || v == devPaddleWebhookSecret
+}
+
+func isLocalOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "127.0.0.1" || h == "::1" || h == "0.0.0.0"
+}
+
+// Redacted returns the configuration as log attributes with every secret masked: a secret shows only
+// whether it is set and how long it is, never a prefix of it.
+func (c Config) Redacted() []slog.Attr {
+	mask := func(v string) string {
+		if v == "" {
+			return "unset"
+		}
+		return "set(" + strconv.Itoa(len(v)) + ")"
+	}
+	maskList := func(v []string) string {
+		return "set(" + strconv.Itoa(len(v)) + " values)"
+	}
+	return []slog.Attr{
+		slog.String("app_env", c.Env),
+		slog.Int("port", c.Port),
+		slog.String("database_url", redactURL(c.DatabaseURL)),
+		slog.Int("db_max_conns", c.DBMaxConns),
+		slog.Bool("db_simple_protocol", c.DBSimpleProtocol),
+		slog.String("log_level", c.LogLevel),
+		slog.String("log_format", c.LogFormat),
+		slog.Any("cors_origins", c.CORSOrigins),
+		slog.String("paddle_webhook_secret", maskList(c.PaddleWebhookSecrets)),
+		slog.String("clerk_webhook_secret", maskList(c.ClerkWebhookSecrets)),
+		slog.String("clerk_secret_key", mask(c.ClerkSecretKey)),
+		slog.String("clerk_jwt_key", mask(c.ClerkJWTKey)),
+		slog.String("paddle_api_key", mask(c.PaddleAPIKey)),
+		slog.String("paddle_api_url", c.PaddleAPIURL),
+		slog.String("checkout_signing_secret", mask(c.CheckoutSigningSecret)),
+		slog.String("email_driver", c.EmailDriver),
+		slog.String("email_from", c.EmailFrom),
+		slog.String("smtp_url", redactURL(c.SMTPURL)),
+		slog.String("resend_api_key", mask(c.ResendAPIKey)),
+		slog.String("email_unsubscribe_secret", mask(c.EmailUnsubscribeSecret)),
+		slog.Int("admin_emails", len(c.AdminEmails)),
+		slog.String("public_base_url", c.PublicBaseURL),
+	}
+}
+
+// redactURL drops the password from a connection URL; a key=value DSN is masked whole.
+func redactURL(raw string) string {
+	if raw == "" {
+		return "unset"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return "set(dsn)"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}

@@ -1,0 +1,42 @@
+package config
+
+// Key describes one environment variable the service reads. The table is the single source of truth for
+// names and defaults: Load registers every key with Viper (Unmarshal-style lookups ignore keys Viper has
+// not seen), and a test keeps it in step with .env.example.
+type Key struct {
+	Name    string
+	Default string
+	// Secret keys are masked in Redacted and checked by the boot guard.
+	Secret bool
+}
+
+// Keys lists every variable in the order .env.example documents them.
+var Keys = []Key{
+	{Name: "APP_ENV", Default: EnvDevelopment},
+	{Name: "PORT", Default: "8080"},
+	{Name: "DATABASE_URL", Secret: true},
+	{Name: "DB_MAX_CONNS", Default: "10"},
+	{Name: "DB_SIMPLE_PROTOCOL", Default: "false"},
+	{Name: "LOG_LEVEL", Default: "info"},
+	{Name: "LOG_FORMAT"},
+	{Name: "CORS_ORIGINS"},
+	{Name: "HTTP_READ_TIMEOUT", Default: "15s"},
+	{Name: "HTTP_WRITE_TIMEOUT", Default: "30s"},
+	{Name: "HTTP_IDLE_TIMEOUT", Default: "120s"},
+	{Name: "HTTP_MAX_BODY_BYTES", Default: "1048576"},
+	{Name: "SHUTDOWN_TIMEOUT", Default: "20s"},
+	{Name: "PADDLE_WEBHOOK_SECRET", Secret: true},
+	{Name: "CLERK_WEBHOOK_SECRET", Secret: true},
+	{Name: "CLERK_SECRET_KEY", Secret: true},
+	{Name: "CLERK_JWT_KEY", Secret: true},
+	{Name: "PADDLE_API_KEY", Secret: true},
+	{Name: "PADDLE_API_URL"},
+	{Name: "CHECKOUT_SIGNING_SECRET", Secret: true},
+	{Name: "EMAIL_DRIVER", Default: "log"},
+	{Name: "EMAIL_FROM", Default: "Fabrica <hello@localhost>"},
+	{Name: "SMTP_URL", Secret: true},
+	{Name: "RESEND_API_KEY", Secret: true},
+	{Name: "EMAIL_UNSUBSCRIBE_SECRET", Secret: true},
+	{Name: "ADMIN_EMAILS"},
+	{Name: "PUBLIC_BASE_URL", Default: "http://localhost:8080"},
+}

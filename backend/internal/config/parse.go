@@ -1,0 +1,62 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/viper"
+)
+
+// parser reads typed values from Viper and keeps the first error, so build reads as a flat list of fields.
+type parser struct {
+	v   *viper.Viper
+	err error
+}
+
+func (p *parser) str(name string) string { return strings.TrimSpace(p.v.GetString(name)) }
+
+func (p *parser) fail(name, reason string) {
+	if p.err == nil {
+		p.err = fieldErr(name, "%s", reason)
+	}
+}
+
+func (p *parser) integer(name string) int {
+	n, err := strconv.Atoi(p.str(name))
+	if err != nil {
+		p.fail(name, "must be an integer")
+	}
+	return n
+}
+
+func (p *parser) boolean(name string) bool {
+	b, err := strconv.ParseBool(p.str(name))
+	if err != nil {
+		p.fail(name, "must be true or false")
+	}
+	return b
+}
+
+func (p *parser) duration(name string) time.Duration {
+	d, err := time.ParseDuration(p.str(name))
+	if err != nil || d <= 0 {
+		p.fail(name, "must be a positive duration such as 30s or 5m")
+	}
+	return d
+}
+
+// list splits a comma-separated value, dropping blanks, so "a, b," is [a b].
+func (p *parser) list(name string) []string {
+	var out []string
+	for _, part := range strings.Split(p.str(name), ",") {
+		if s := strings.TrimSpace(part); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
