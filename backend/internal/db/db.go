@@ -1,0 +1,99 @@
+// Package db opens the GORM handle on pgx, runs the embedded goose migrations, and translates Postgres
+// errors into a few sentinels the domain packages can test with errors.Is.
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Config is what the db package needs from the service configuration.
+type Config struct {
+	URL      string
+	MaxConns int
+	// SimpleProtocol disables server-side prepared statements, which PgBouncer in transaction pooling
+	// mode cannot route.
+	SimpleProtocol bool
+}
+
+// Open connects, sizes the pool and pings once so a wrong URL fails at start, not on the first request.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
+	gdb, err := gorm.Open(postgres.New(postgres.Config{
+		DSN:                  cfg.URL,
+		PreferSimpleProtocol: cfg.SimpleProtocol,
+	}), &gorm.Config{
+		TranslateError: true,
+		// Every table write goes through explicit transactions; GORM's implicit one per Create/Save only
+		// adds round trips.
+		SkipDefaultTransaction: true,
+		Logger:                 newLogger(log),
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	sqlDB, err := gdb.DB()
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	sqlDB.SetMaxOpenConns(cfg.MaxConns)
+	sqlDB.SetMaxIdleConns(cfg.MaxConns)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := sqlDB.PingContext(pingCtx); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return gdb, nil
+}
+
+// Close closes the underlying pool.
+func Close(gdb *gorm.DB) error {
+	sqlDB, err := gdb.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// newLogger logs slow queries and real errors through slog, never every statement: statements carry
+// payloads and emails.
+func newLogger(log *slog.Logger) logger.Interface {
+	return logger.NewSlogLogger(log, logger.Config{
+		SlowThreshold:             500 * time.Millisecond,
+		LogLevel:                  logger.Warn,
+		IgnoreRecordNotFoundError: true,
+		ParameterizedQueries:      true,
+	})
+}
+
+// Sentinels for the Postgres outcomes domain code branches on.
+var (
+	ErrNotFound   = errors.New("not found")
+	ErrDuplicate  = errors.New("duplicate key")
+	ErrForeignKey = errors.New("foreign key violation")
+)
+
+// Translate maps GORM's translated errors (TranslateError is on) to this package's sentinels, keeping the
+// original in the chain for logging.
+func Translate(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	case errors.Is(err, gorm.ErrDuplicatedKey):
+		return fmt.Errorf("%w: %w", ErrDuplicate, err)
+	case errors.Is(err, gorm.ErrForeignKeyViolated):
+		return fmt.Errorf("%w: %w", ErrForeignKey, err)
+	}
+	return err
+}

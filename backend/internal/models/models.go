@@ -1,0 +1,98 @@
+// Package models holds the GORM row structs, one per table. No logic lives here: the schema is owned by
+// the goose migrations and these structs only mirror it.
+package models
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Webhook processing statuses stored in webhook_events.processing_status.
+const (
+	StatusPending   = "pending"
+	StatusProcessed = "processed"
+	StatusSkipped   = "skipped"
+	StatusFailed    = "failed"
+	StatusIgnored   = "ignored"
+)
+
+// ProcessedWebhookEvent is the dedup claim for one (provider, event_id); kept forever.
+type ProcessedWebhookEvent struct {
+	ID          uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
+	Provider    string
+	EventID     string
+	EventType   string
+	ProcessedAt time.Time `gorm:"default:now()"`
+}
+
+// WebhookEvent is the archive row of one verified delivery.
+type WebhookEvent struct {
+	ID               uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
+	Provider         string
+	EventID          string
+	EventType        string
+	Payload          json.RawMessage `gorm:"type:jsonb"`
+	Signature        *string
+	ProcessingStatus string
+	ErrorMessage     *string
+	CreatedAt        time.Time `gorm:"default:now()"`
+}
+
+// User is an account, keyed by its Clerk id.
+type User struct {
+	ID                     uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
+	ClerkUserID            string
+	Email                  string
+	CurrentTier            string `gorm:"default:free"`
+	MarketingConsentGiven  bool
+	MarketingConsentAt     *time.Time
+	MarketingConsentSource *string
+	ClerkSyncedAt          *time.Time
+	DeletedAt              *time.Time
+	CreatedAt              time.Time
+	UpdatedAt              time.Time
+}
+
+// Subscription mirrors one Paddle subscription.
+type Subscription struct {
+	ID                   uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
+	UserID               uuid.UUID `gorm:"type:uuid"`
+	PaddleSubscriptionID string
+	PaddleCustomerID     string
+	PaddlePriceID        string
+	Tier                 string
+	Status               string
+	CurrentPeriodStart   *time.Time
+	CurrentPeriodEnd     *time.Time
+	CanceledAt           *time.Time
+	ScheduledChange      json.RawMessage `gorm:"type:jsonb"`
+	LastEventAt          time.Time
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+// CreditTransaction is one append-only ledger movement.
+type CreditTransaction struct {
+	ID        uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
+	UserID    uuid.UUID `gorm:"type:uuid"`
+	Delta     int
+	Kind      string
+	JobID     string
+	Reason    string
+	CreatedAt time.Time `gorm:"default:now()"`
+}
+
+// AuditLog records one privileged or state-changing action.
+type AuditLog struct {
+	ID           uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
+	Actor        string
+	Action       string
+	UserID       *uuid.UUID `gorm:"type:uuid"`
+	ResourceType string
+	ResourceID   string
+	Details      json.RawMessage `gorm:"type:jsonb"`
+	IP           *string         `gorm:"type:inet"`
+	CreatedAt    time.Time       `gorm:"default:now()"`
+}
