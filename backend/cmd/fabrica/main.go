@@ -1,0 +1,86 @@
+// Command fabrica is the whole service in one binary: the API server, migrations and operator commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	// SIGTERM (a deploy) and SIGINT (Ctrl-C) cancel ctx; commands drain and return.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "fabrica:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// errUsage means the usage text was already printed.
+var errUsage = errors.New("usage")
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *environment, args []string) error
+}
+
+// environment is what every command gets: the injected process environment and output streams.
+type environment struct {
+	getenv func(string) string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "run the HTTP API", cmdServe},
+		{"migrate", "up | down [--to VERSION] | status | create NAME: manage the schema", cmdMigrate},
+		{"version", "print the build version", cmdVersion},
+		{"help", "list the commands", nil},
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	env := &environment{getenv: getenv, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		printHelp(stderr)
+		return errUsage
+	}
+	for _, c := range commands() {
+		if c.name == args[0] && c.run != nil {
+			return c.run(ctx, env, args[1:])
+		}
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printHelp(stdout)
+		return nil
+	}
+	fmt.Fprintf(stderr, "fabrica: unknown command %q\n\n", args[0])
+	printHelp(stderr)
+	return errUsage
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "Usage: fabrica <command> [arguments]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nConfiguration comes from the environment (and .env in development); see .env.example.")
+}
+
+func cmdVersion(_ context.Context, env *environment, _ []string) error {
+	_, err := fmt.Fprintln(env.stdout, "fabrica", version)
+	return err
+}

@@ -1,0 +1,115 @@
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/config"
+	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func testApp(t *testing.T, env map[string]string) (*App, *pgtest.DB) {
+	t.Helper()
+	d := pgtest.New(t)
+	vars := map[string]string{"APP_ENV": config.EnvTest, "DATABASE_URL": d.URL}
+	for k, v := range env {
+		vars[k] = v
+	}
+	cfg, err := config.Load(func(k string) string { return vars[k] }, "")
+	require.NoError(t, err)
+	a, err := New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = a.Close() })
+	return a, d
+}
+
+func get(h http.Handler, path string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec
+}
+
+func TestReadyFollowsTheDatabase(t *testing.T) {
+	t.Parallel()
+	a, d := testApp(t, nil)
+	rec := get(a.Echo(), "/health/ready")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+
+	pgtest.Drop(t, d)
+	rec = get(a.Echo(), "/health/ready")
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	require.Contains(t, rec.Body.String(), `"name":"database","ok":false`)
+
+	rec = get(a.Echo(), "/status")
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Contains(t, rec.Body.String(), `"overall":"down"`)
+}
+
+func TestReadyRequiresLatestSchema(t *testing.T) {
+	t.Parallel()
+	a, _ := testApp(t, nil)
+	require.NoError(t, a.migrator.Down(context.Background()))
+	rec := get(a.Echo(), "/health/ready")
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	require.Contains(t, rec.Body.String(), "run fabrica migrate up")
+}
+
+// A request in flight when SIGTERM arrives (ctx cancelled) completes; Serve then returns nil.
+func TestGracefulShutdownDrainsInFlightRequests(t *testing.T) {
+	t.Parallel()
+	a, _ := testApp(t, map[string]string{"SHUTDOWN_TIMEOUT": "10s"})
+	entered := make(chan struct{})
+	a.Echo().GET("/slow", func(c echo.Context) error {
+		close(entered)
+		time.Sleep(300 * time.Millisecond)
+		// The request's context survives the shutdown signal: work that was about to commit is not aborted.
+		if err := c.Request().Context().Err(); err != nil {
+			return err
+		}
+		return c.String(http.StatusOK, "done")
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, ln) }()
+
+	type result struct {
+		status int
+		body   string
+		err    error
+	}
+	got := make(chan result, 1)
+	go func() {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/slow")
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- result{status: resp.StatusCode, body: string(b)}
+	}()
+	<-entered
+	cancel()
+
+	r := <-got
+	require.NoError(t, r.err)
+	require.Equal(t, http.StatusOK, r.status)
+	require.Equal(t, "done", r.body)
+	require.NoError(t, <-served)
+
+	_, err = http.Get("http://" + ln.Addr().String() + "/health")
+	require.Error(t, err, "no new connections after shutdown")
+}

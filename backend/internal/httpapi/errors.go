@@ -1,0 +1,114 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// ErrorBody is the one error shape every endpoint returns: a stable machine code and a human message.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the content of ErrorBody.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// APIError is an error a handler returns to answer with a specific status and code.
+type APIError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *APIError) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
+
+// NewError builds an APIError.
+func NewError(status int, code, message string) *APIError {
+	return &APIError{Status: status, Code: code, Message: message}
+}
+
+// sentinel maps a domain error to its response. Domain packages never know about HTTP; this table is the
+// only place their errors meet status codes. Later capabilities append their sentinels here.
+type sentinel struct {
+	err     error
+	status  int
+	code    string
+	message string
+}
+
+var errorMap []sentinel
+
+// codeForStatus names the framework's own errors (404 route, 405, 413 body limit, ...).
+var codeForStatus = map[int]string{
+	http.StatusBadRequest:            "bad_request",
+	http.StatusUnauthorized:          "unauthorized",
+	http.StatusForbidden:             "forbidden",
+	http.StatusNotFound:              "not_found",
+	http.StatusMethodNotAllowed:      "method_not_allowed",
+	http.StatusConflict:              "conflict",
+	http.StatusGone:                  "gone",
+	http.StatusRequestEntityTooLarge: "payload_too_large",
+	http.StatusUnsupportedMediaType:  "unsupported_media_type",
+	http.StatusUnprocessableEntity:   "validation_failed",
+	http.StatusTooManyRequests:       "rate_limited",
+	http.StatusServiceUnavailable:    "unavailable",
+}
+
+// resolve turns any error into (status, body). Unknown errors become 500 internal_error and are the only
+// ones logged here: their detail goes to the log, never to the client.
+func resolve(err error) (int, ErrorDetail, bool) {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Status, ErrorDetail{Code: apiErr.Code, Message: apiErr.Message}, false
+	}
+	for _, s := range errorMap {
+		if errors.Is(err, s.err) {
+			return s.status, ErrorDetail{Code: s.code, Message: s.message}, false
+		}
+	}
+	var maxBytes *http.MaxBytesError
+	if errors.As(err, &maxBytes) {
+		return http.StatusRequestEntityTooLarge, ErrorDetail{Code: "payload_too_large", Message: "request body too large"}, false
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		code, ok := codeForStatus[he.Code]
+		if !ok {
+			code = strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_")
+		}
+		msg := http.StatusText(he.Code)
+		if m, ok := he.Message.(string); ok {
+			msg = m
+		}
+		return he.Code, ErrorDetail{Code: code, Message: strings.ToLower(msg)}, he.Code >= 500
+	}
+	return http.StatusInternalServerError, ErrorDetail{Code: "internal_error", Message: "internal server error"}, true
+}
+
+func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		status, detail, unexpected := resolve(err)
+		if unexpected {
+			requestLog(c, log).ErrorContext(c.Request().Context(), "request failed", keyError, err.Error())
+		}
+		if c.Request().Method == http.MethodHead {
+			err = c.NoContent(status)
+		} else {
+			err = c.JSON(status, ErrorBody{Error: detail})
+		}
+		if err != nil {
+			log.Error("write error response", keyError, err.Error())
+		}
+	}
+}
