@@ -1,0 +1,62 @@
+# Fabrica — `make help` lists the targets.
+SHELL := /bin/bash
+export GOTOOLCHAIN := local
+GO      ?= go
+BIN     := bin/fabrica
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## build bin/fabrica
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./backend/cmd/fabrica
+
+.PHONY: run
+run: build ## start a local Postgres if needed, migrate, and serve on :8080 (Ctrl-C stops)
+	scripts/run-dev.sh
+
+.PHONY: db-stop
+db-stop: ## stop the project-local development Postgres (data is kept)
+	scripts/dev-db.sh stop
+
+.PHONY: test
+test: ## run the whole test suite against real Postgres (installs it when missing)
+	@scripts/ensure-postgres.sh >/dev/null
+	$(GO) test -race -count=1 ./...
+
+.PHONY: lint
+lint: ## go vet + staticcheck + gofmt check
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+	@out=$$(gofmt -l backend migrations); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: fmt
+fmt: ## format the code
+	gofmt -w backend migrations
+
+.PHONY: migrate-up migrate-down migrate-status
+migrate-up: build ## apply pending migrations to DATABASE_URL (or the local dev database)
+	@DATABASE_URL=$${DATABASE_URL:-$$(scripts/dev-db.sh start)} $(BIN) migrate up
+migrate-down: build ## roll back the latest migration
+	@DATABASE_URL=$${DATABASE_URL:-$$(scripts/dev-db.sh start)} $(BIN) migrate down
+migrate-status: build ## show applied and pending migrations
+	@DATABASE_URL=$${DATABASE_URL:-$$(scripts/dev-db.sh start)} $(BIN) migrate status
+
+.PHONY: migrate-new
+migrate-new: build ## create migrations/NNNNN_<name>.sql: make migrate-new name=add_invoices
+	@test -n "$(name)" || (echo "usage: make migrate-new name=add_invoices" >&2; exit 2)
+	$(BIN) migrate create $(name)
+
+.PHONY: bench
+bench: ## run the benchmarks (see docs/benchmarks.md)
+	@scripts/ensure-postgres.sh >/dev/null
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: clean
+clean: ## remove build output (not the dev database: see db-stop)
+	rm -rf bin
