@@ -1,0 +1,102 @@
+// Package credits is the append-only credit ledger: every grant, deduct and refund is one row in
+// credit_transactions, and a user's balance is always SUM(delta). There is no balance column to drift.
+// UNIQUE(job_id, kind) makes every operation idempotent, and a lock on the user row makes deducts atomic.
+package credits
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+)
+
+// Movement kinds stored in credit_transactions.kind. A CHECK constraint ties each kind to the sign of
+// its delta: grants and refunds are positive, deducts negative, task markers zero.
+const (
+	KindGrant            = "grant"
+	KindDeduct           = "deduct"
+	KindRefund           = "refund"
+	KindTaskCompleted    = "task_completed"
+	KindTaskFailed       = "task_failed"
+	KindReconcilerRefund = "reconciler_refund"
+)
+
+// Sentinels returned (wrapped) by Service methods; test them with errors.Is.
+var (
+	// ErrInsufficient means the balance is below the amount of a deduct; nothing was written.
+	ErrInsufficient = errors.New("insufficient credits")
+	// ErrInvalidAmount means a grant or deduct amount was zero or negative.
+	ErrInvalidAmount = errors.New("credit amount must be positive")
+	// ErrInvalidJobID means the job id was empty. An empty id would be a shared idempotency key, so a
+	// second unrelated operation would silently return the first one's row.
+	ErrInvalidJobID = errors.New("job id is required")
+	// ErrJobConflict means the job id already belongs to another user's movement of the same kind, or a
+	// repeated deduct named a different amount than the original.
+	ErrJobConflict = errors.New("job id already used by another user")
+	// ErrNoDeduct means a refund or failure named a job id that has no deduct.
+	ErrNoDeduct = errors.New("no deduct for this job")
+	// ErrBadCursor means a List cursor was not one that List returned.
+	ErrBadCursor = errors.New("invalid cursor")
+)
+
+// Movement is one ledger row as callers see it.
+type Movement struct {
+	ID        uuid.UUID
+	UserID    uuid.UUID
+	Delta     int
+	Kind      string
+	JobID     string
+	Reason    string
+	CreatedAt time.Time
+}
+
+// Service reads and appends ledger rows.
+type Service struct {
+	db *gorm.DB
+	// bound is true when db is a caller's transaction (see WithTx).
+	bound bool
+}
+
+// New returns a Service on the given pool; each call that needs atomicity opens its own transaction.
+func New(db *gorm.DB) *Service {
+	return &Service{db: db}
+}
+
+// WithTx returns a Service bound to the caller's transaction, so one transaction can span a webhook's
+// claim, billing rows and the ledger. A bound Service never begins, commits or rolls back; it also never
+// issues a statement that fails on purpose, so the caller's transaction stays usable after any sentinel.
+func (s *Service) WithTx(tx *gorm.DB) *Service {
+	return &Service{db: tx, bound: true}
+}
+
+// Balance returns SUM(delta) over the user's movements; an unknown user has a balance of 0.
+func (s *Service) Balance(ctx context.Context, userID uuid.UUID) (int, error) {
+	n, err := balance(s.db.WithContext(ctx), userID)
+	if err != nil {
+		return 0, wrap("credit balance", err)
+	}
+	return n, nil
+}
+
+// inTx runs fn in the caller's transaction when bound, else in a new one. A bound call must not use
+// gorm's Transaction: on a transaction it becomes a SAVEPOINT, two extra round trips on the webhook path.
+func (s *Service) inTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	tx := s.db.WithContext(ctx)
+	if s.bound {
+		return fn(tx)
+	}
+	return tx.Transaction(fn)
+}
+
+// validate rejects what the database would either refuse mid-transaction or accept wrongly.
+func validate(amount int, jobID string) error {
+	if amount <= 0 {
+		return ErrInvalidAmount
+	}
+	if jobID == "" {
+		return ErrInvalidJobID
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package credits_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
+)
+
+func TestInvalidInput(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	user := newUser(t, svc, d, 10)
+	tests := []struct {
+		name string
+		call func() error
+		want error
+	}{
+		{"grant zero", func() error { _, _, err := svc.Grant(ctx, user, 0, "j", ""); return err }, credits.ErrInvalidAmount},
+		{"grant negative", func() error { _, _, err := svc.Grant(ctx, user, -5, "j", ""); return err }, credits.ErrInvalidAmount},
+		{"deduct zero", func() error { _, _, err := svc.Deduct(ctx, user, 0, "j", ""); return err }, credits.ErrInvalidAmount},
+		{"deduct negative", func() error { _, _, err := svc.Deduct(ctx, user, -3, "j", ""); return err }, credits.ErrInvalidAmount},
+		{"grant empty job", func() error { _, _, err := svc.Grant(ctx, user, 1, "", ""); return err }, credits.ErrInvalidJobID},
+		{"deduct empty job", func() error { _, _, err := svc.Deduct(ctx, user, 1, "", ""); return err }, credits.ErrInvalidJobID},
+		{"refund empty job", func() error { _, _, err := svc.Refund(ctx, user, "", ""); return err }, credits.ErrInvalidJobID},
+		{"completed empty job", func() error { _, _, err := svc.MarkCompleted(ctx, user, ""); return err }, credits.ErrInvalidJobID},
+		{"failed empty job", func() error { _, _, err := svc.MarkFailed(ctx, user, "", ""); return err }, credits.ErrInvalidJobID},
+	}
+	for _, tt := range tests {
+		require.ErrorIs(t, tt.call(), tt.want, tt.name)
+	}
+	require.Equal(t, 0, rows(t, d, "j"))
+	require.Equal(t, 10, balance(t, svc, user))
+}
+
+// A job id names one operation of one user: another user reusing it must get an error, never the
+// first user's movement.
+func TestJobConflictAcrossUsers(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	alice, bob := newUser(t, svc, d, 10), newUser(t, svc, d, 10)
+	_, _, err := svc.Grant(ctx, alice, 5, "grant-1", "")
+	require.NoError(t, err)
+	_, _, err = svc.Deduct(ctx, alice, 3, "job-1", "")
+	require.NoError(t, err)
+	_, _, err = svc.MarkCompleted(ctx, alice, "job-2")
+	require.NoError(t, err)
+
+	calls := map[string]func() (credits.Movement, bool, error){
+		"grant":           func() (credits.Movement, bool, error) { return svc.Grant(ctx, bob, 5, "grant-1", "") },
+		"deduct":          func() (credits.Movement, bool, error) { return svc.Deduct(ctx, bob, 3, "job-1", "") },
+		"refund":          func() (credits.Movement, bool, error) { return svc.Refund(ctx, bob, "job-1", "") },
+		"failed":          func() (credits.Movement, bool, error) { return svc.MarkFailed(ctx, bob, "job-1", "") },
+		"completed":       func() (credits.Movement, bool, error) { return svc.MarkCompleted(ctx, bob, "job-2") },
+		"deduct, amount":  func() (credits.Movement, bool, error) { return svc.Deduct(ctx, alice, 4, "job-1", "") },
+		"refund, alice's": func() (credits.Movement, bool, error) { return svc.Refund(ctx, alice, "job-1", "") },
+	}
+	for _, name := range []string{"grant", "deduct", "refund", "failed", "completed", "deduct, amount"} {
+		m, created, err := calls[name]()
+		require.ErrorIs(t, err, credits.ErrJobConflict, name)
+		require.False(t, created, name)
+		require.Zero(t, m, name)
+	}
+	// Once alice's deduct is refunded, bob still cannot see the refund through the job id.
+	_, _, err = calls["refund, alice's"]()
+	require.NoError(t, err)
+	_, _, err = calls["refund"]()
+	require.ErrorIs(t, err, credits.ErrJobConflict)
+
+	require.Equal(t, 10, balance(t, svc, bob))
+	require.Equal(t, 15, balance(t, svc, alice))
+}
+
+func TestUnknownUser(t *testing.T) {
+	t.Parallel()
+	svc, _ := setup(t)
+	ctx := context.Background()
+	nobody := uuid.New()
+	_, _, err := svc.Grant(ctx, nobody, 1, "g", "")
+	require.ErrorIs(t, err, db.ErrNotFound)
+	_, _, err = svc.Deduct(ctx, nobody, 1, "d", "")
+	require.ErrorIs(t, err, db.ErrNotFound)
+	_, _, err = svc.Refund(ctx, nobody, "d", "")
+	require.ErrorIs(t, err, db.ErrNotFound)
+	_, _, err = svc.MarkCompleted(ctx, nobody, "c")
+	require.ErrorIs(t, err, db.ErrNotFound)
+	n, err := svc.Balance(ctx, nobody)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}

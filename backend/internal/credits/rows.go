@@ -1,0 +1,110 @@
+package credits
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
+)
+
+// columns is the RETURNING/SELECT list; gorm maps it onto Movement by its snake_case field names.
+const columns = "id, user_id, delta, kind, job_id, reason, created_at"
+
+// onConflict turns a repeated (job_id, kind) into "no row returned" instead of a unique violation: a
+// failed statement would abort the caller's whole transaction, webhook claim included.
+const onConflict = " ON CONFLICT ON CONSTRAINT uq_credit_transactions_job_kind DO NOTHING RETURNING " + columns
+
+const insertSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
+VALUES (?, ?, ?, ?, ?)` + onConflict
+
+// lockUser takes the user's row lock, held until the transaction ends. Every deduct and refund of one
+// user queues here, so "read the balance, then insert" cannot interleave with another one. NO KEY UPDATE
+// conflicts with itself but not with the KEY SHARE lock a foreign-key check takes, so a webhook granting
+// credits to the same user (the insert's FK check) does not wait behind an open deduct.
+func lockUser(tx *gorm.DB, userID uuid.UUID) error {
+	// Exec, not Scan: the row count in the command tag is all we need.
+	res := tx.Exec(`SELECT id FROM users WHERE id = ? FOR NO KEY UPDATE`, userID)
+	if res.Error != nil {
+		return db.Translate(res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("user %s: %w", userID, db.ErrNotFound)
+	}
+	return nil
+}
+
+// scanOne runs q and reports whether it returned a row.
+func scanOne(q *gorm.DB) (Movement, bool, error) {
+	var m Movement
+	res := q.Scan(&m)
+	if res.Error != nil {
+		return Movement{}, false, translate(q, res.Error)
+	}
+	return m, res.RowsAffected > 0, nil
+}
+
+// find returns the movement for (jobID, kind), if any.
+func find(tx *gorm.DB, jobID, kind string) (Movement, bool, error) {
+	return scanOne(tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE job_id = ? AND kind = ?`, jobID, kind))
+}
+
+// insertOnce appends one movement, or returns the existing one for (jobID, kind) with created=false.
+// The existing row must belong to userID: a job id must never reveal another user's movement.
+func insertOnce(tx *gorm.DB, userID uuid.UUID, delta int, kind, jobID, reason string) (Movement, bool, error) {
+	m, ok, err := scanOne(tx.Raw(insertSQL, userID, delta, kind, jobID, reason))
+	if err != nil || ok {
+		return m, ok, err
+	}
+	existing, err := mustFind(tx, jobID, kind)
+	if err != nil {
+		return Movement{}, false, err
+	}
+	if existing.UserID != userID {
+		return Movement{}, false, ErrJobConflict
+	}
+	return existing, false, nil
+}
+
+// mustFind reads the row that just made an insert a no-op. It is a separate statement on purpose: in
+// READ COMMITTED a new statement gets a new snapshot, which sees a conflicting row that another
+// transaction committed while our insert waited on it; one INSERT ... UNION SELECT statement would not.
+func mustFind(tx *gorm.DB, jobID, kind string) (Movement, error) {
+	m, ok, err := find(tx, jobID, kind)
+	if err != nil {
+		return Movement{}, err
+	}
+	if !ok {
+		// Only if the conflicting row's user was deleted in between, or under REPEATABLE READ.
+		return Movement{}, fmt.Errorf("%s movement for job %q conflicted but is not visible", kind, jobID)
+	}
+	return m, nil
+}
+
+// balance is SUM(delta); the (user_id, created_at) index keeps it to the user's own rows.
+func balance(tx *gorm.DB, userID uuid.UUID) (int, error) {
+	var n int
+	err := tx.Raw(`SELECT COALESCE(SUM(delta), 0) FROM credit_transactions WHERE user_id = ?`, userID).Scan(&n).Error
+	if err != nil {
+		return 0, translate(tx, err)
+	}
+	return n, nil
+}
+
+// translate is db.Translate, plus two things. gorm translates errors of Exec but not of Raw(...).Scan (its
+// row callback sets db.Error without AddError), so the dialector is asked here directly. And a foreign key
+// violation on insert means the user does not exist, which callers test as db.ErrNotFound, as they do
+// for a failed user lock.
+func translate(q *gorm.DB, err error) error {
+	if t, ok := q.Dialector.(gorm.ErrorTranslator); ok && errors.Is(t.Translate(err), gorm.ErrForeignKeyViolated) {
+		return fmt.Errorf("user: %w: %w", db.ErrNotFound, err)
+	}
+	return db.Translate(err)
+}
+
+// wrap prefixes err with the operation, keeping sentinels testable with errors.Is.
+func wrap(op string, err error) error {
+	return fmt.Errorf("%s: %w", op, err)
+}

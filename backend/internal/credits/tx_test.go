@@ -1,0 +1,59 @@
+package credits_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+)
+
+func TestGrantRolledBackWithOuterTransaction(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	user := newUser(t, svc, d, 0)
+	errAbort := errors.New("webhook handler failed")
+
+	err := d.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		_, created, err := svc.WithTx(tx).Grant(ctx, user, 50, "grant-1", "")
+		require.NoError(t, err)
+		require.True(t, created)
+		require.Equal(t, 50, balance(t, svc.WithTx(tx), user), "visible inside the transaction")
+		return errAbort
+	})
+	require.ErrorIs(t, err, errAbort)
+	require.Equal(t, 0, rows(t, d, "grant-1"))
+	require.Equal(t, 0, balance(t, svc, user))
+}
+
+// Every sentinel from a bound call must leave the caller's transaction usable: the webhook still has to
+// commit its claim and archive row after, say, a replayed grant or an insufficient balance.
+func TestBoundCallsLeaveOuterTransactionUsable(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	alice, bob := newUser(t, svc, d, 5), newUser(t, svc, d, 0)
+	_, _, err := svc.Grant(ctx, alice, 1, "taken", "")
+	require.NoError(t, err)
+
+	err = d.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		s := svc.WithTx(tx)
+		_, _, err := s.Grant(ctx, alice, 1, "taken", "")
+		require.NoError(t, err)
+		_, _, err = s.Grant(ctx, bob, 1, "taken", "")
+		require.ErrorIs(t, err, credits.ErrJobConflict)
+		_, _, err = s.Deduct(ctx, alice, 100, "job-1", "")
+		require.ErrorIs(t, err, credits.ErrInsufficient)
+		_, _, err = s.Refund(ctx, alice, "job-1", "")
+		require.ErrorIs(t, err, credits.ErrNoDeduct)
+		_, _, err = s.Grant(ctx, bob, 3, "grant-after-errors", "")
+		return err
+	})
+	require.NoError(t, err, "the transaction commits after the sentinels")
+	require.Equal(t, 3, balance(t, svc, bob))
+	require.Equal(t, 6, balance(t, svc, alice))
+}
