@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -82,9 +83,19 @@ var (
 	ErrForeignKey = errors.New("foreign key violation")
 )
 
-// Translate maps GORM's translated errors (TranslateError is on) to this package's sentinels, keeping the
-// original in the chain for logging.
+// Translate maps Postgres errors to this package's sentinels, keeping the original in the chain for
+// logging. It reads both GORM's translated errors and raw pgx ones: GORM translates errors of Exec and
+// Create but not of Raw(...).Scan, where INSERT ... RETURNING runs.
 func Translate(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505":
+			return fmt.Errorf("%w: %w", ErrDuplicate, err)
+		case "23503":
+			return fmt.Errorf("%w: %w", ErrForeignKey, err)
+		}
+	}
 	switch {
 	case err == nil:
 		return nil

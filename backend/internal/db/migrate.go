@@ -6,19 +6,25 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/fabrica-saas/fabrica/migrations"
 )
 
-// Migrator applies the embedded goose migrations. Schema changes only ever happen here (a PaaS release
-// step runs `fabrica migrate up`), never through GORM's AutoMigrate.
+// Migrator applies the embedded goose migrations and River's own (the job queue lives in the same
+// database). Schema changes only ever happen here (a PaaS release step runs `fabrica migrate up`), never
+// through GORM's AutoMigrate. River's migrations stay River's: its migrator records them in river_migration,
+// so a River upgrade brings its new versions with no SQL copied into this repository.
 type Migrator struct {
-	p *goose.Provider
+	p     *goose.Provider
+	river *rivermigrate.Migrator[*sql.Tx]
 }
 
 // NewMigrator builds a migrator on sqlDB. A Postgres session lock serialises concurrent `migrate up` runs
@@ -35,16 +41,24 @@ func NewMigrator(sqlDB *sql.DB, log *slog.Logger) (*Migrator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("migrator: %w", err)
 	}
-	return &Migrator{p: p}, nil
+	rm, err := rivermigrate.New(riverdatabasesql.New(sqlDB), &rivermigrate.Config{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("migrator: %w", err)
+	}
+	return &Migrator{p: p, river: rm}, nil
 }
 
-// Up applies every pending migration.
+// Up applies every pending migration: ours, then River's.
 func (m *Migrator) Up(ctx context.Context) (int, error) {
 	res, err := m.p.Up(ctx)
 	if err != nil {
 		return len(res), fmt.Errorf("migrate up: %w", err)
 	}
-	return len(res), nil
+	rres, err := m.river.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return len(res), fmt.Errorf("migrate up river: %w", err)
+	}
+	return len(res) + len(rres.Versions), nil
 }
 
 // Down rolls back the latest migration.
@@ -55,23 +69,41 @@ func (m *Migrator) Down(ctx context.Context) error {
 	return nil
 }
 
-// DownTo rolls back every migration above version (0 empties the schema).
+// DownTo rolls back every migration above version. 0 empties the schema, River's tables included.
 func (m *Migrator) DownTo(ctx context.Context, version int64) (int, error) {
+	n := 0
+	if version == 0 {
+		rres, err := m.river.Migrate(ctx, rivermigrate.DirectionDown, &rivermigrate.MigrateOpts{TargetVersion: -1})
+		if err != nil {
+			return 0, fmt.Errorf("migrate down river: %w", err)
+		}
+		n = len(rres.Versions)
+	}
 	res, err := m.p.DownTo(ctx, version)
 	if err != nil {
-		return len(res), fmt.Errorf("migrate down to %d: %w", version, err)
+		return n + len(res), fmt.Errorf("migrate down to %d: %w", version, err)
 	}
-	return len(res), nil
+	return n + len(res), nil
 }
 
-// Versions returns the database's current version and the newest embedded one; the readiness check
-// compares them.
-func (m *Migrator) Versions(ctx context.Context) (current, latest int64, err error) {
-	current, latest, err = m.p.GetVersions(ctx)
+// Pending returns a description of what is not applied yet, or "" when the schema is current: the
+// readiness check refuses traffic until it is empty.
+func (m *Migrator) Pending(ctx context.Context) (string, error) {
+	current, latest, err := m.p.GetVersions(ctx)
 	if err != nil {
-		return 0, 0, fmt.Errorf("migration versions: %w", err)
+		return "", fmt.Errorf("migration versions: %w", err)
 	}
-	return current, latest, nil
+	if current != latest {
+		return fmt.Sprintf("schema at version %d, this build expects %d", current, latest), nil
+	}
+	res, err := m.river.Validate(ctx, nil)
+	if err != nil {
+		return "", fmt.Errorf("river migration versions: %w", err)
+	}
+	if !res.OK {
+		return "job queue schema is behind: " + strings.Join(res.Messages, "; "), nil
+	}
+	return "", nil
 }
 
 // PrintStatus writes one line per migration: applied time or "pending".
@@ -89,5 +121,13 @@ func (m *Migrator) PrintStatus(ctx context.Context, w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", s.Source.Version, s.State, applied, s.Source.Path)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	existing, err := m.river.ExistingVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("river migration status: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "river: %d of %d job queue migrations applied\n", len(existing), len(m.river.AllVersions()))
+	return err
 }

@@ -55,9 +55,10 @@ func TestMigrationsRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, before, schemaSnapshot(t, d))
 
-	current, latest, err := m.Versions(ctx)
+	pending, err := m.Pending(ctx)
 	require.NoError(t, err)
-	require.Equal(t, latest, current)
+	require.Empty(t, pending)
+	require.Contains(t, before, "river_job", "River's queue tables come with migrate up")
 }
 
 func TestEveryForeignKeyIsIndexed(t *testing.T) {
@@ -86,6 +87,10 @@ func TestTranslateDuplicate(t *testing.T) {
 	}
 	require.NoError(t, insert())
 	require.ErrorIs(t, insert(), db.ErrDuplicate)
+	// Raw(...).Scan is not translated by GORM; Translate still recognises the Postgres code.
+	var ids []string
+	err := d.Gorm.Raw(`INSERT INTO processed_webhook_events (provider, event_id, event_type) VALUES ('paddle', 'evt_1', 'x') RETURNING id`).Scan(&ids).Error
+	require.ErrorIs(t, db.Translate(err), db.ErrDuplicate)
 }
 
 func TestCreditLedgerIsAppendOnly(t *testing.T) {

@@ -1,0 +1,40 @@
+// Package account is the policy for users: what Clerk's user events mean for our users table, the signup
+// credit grant and the welcome email; later the profile, consent and GDPR endpoints.
+package account
+
+import (
+	"context"
+	"log/slog"
+
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+)
+
+// Config is what the account policy needs from the service configuration.
+type Config struct {
+	// SignupCredits is the free tier's one-time grant on user.created.
+	SignupCredits int
+	AppName       string
+	DashboardURL  string
+}
+
+// Mailer enqueues an email as a job inside the caller's transaction, so the email exists if and only if
+// the transaction (the webhook's claim) commits.
+type Mailer interface {
+	EnqueueEmailTx(ctx context.Context, tx *gorm.DB, template, to, idempotencyKey string, data any) error
+}
+
+// Service applies account policy.
+type Service struct {
+	db      *gorm.DB
+	credits *credits.Service
+	mailer  Mailer
+	cfg     Config
+	log     *slog.Logger
+}
+
+// New builds the account service.
+func New(db *gorm.DB, ledger *credits.Service, mailer Mailer, cfg Config, log *slog.Logger) *Service {
+	return &Service{db: db, credits: ledger, mailer: mailer, cfg: cfg, log: log}
+}
