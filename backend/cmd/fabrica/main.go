@@ -45,7 +45,8 @@ type environment struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "run the HTTP API", cmdServe},
+		{"serve", "run the HTTP API (and the job workers unless SERVE_WORKERS=false)", cmdServe},
+		{"worker", "run only the job workers (scale them apart from the web process)", cmdWorker},
 		{"migrate", "up | down [--to VERSION] | status | create NAME: manage the schema", cmdMigrate},
 		{"version", "print the build version", cmdVersion},
 		{"help", "list the commands", nil},

@@ -10,20 +10,35 @@ import (
 )
 
 func cmdServe(ctx context.Context, env *environment, _ []string) error {
-	cfg, err := app.LoadConfig(env.getenv)
-	if err != nil {
-		return err
-	}
-	log := app.NewLogger(cfg, env.stdout)
-	log.LogAttrs(ctx, app.LevelInfo, "config", cfg.Redacted()...)
-	a, err := app.New(ctx, cfg, log)
+	a, port, err := boot(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = a.Close() }()
-	ln, err := net.Listen("tcp", ":"+strconv.Itoa(cfg.Port))
+	ln, err := net.Listen("tcp", ":"+strconv.Itoa(port))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	return a.Serve(ctx, ln)
+}
+
+func cmdWorker(ctx context.Context, env *environment, _ []string) error {
+	a, _, err := boot(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = a.Close() }()
+	return a.RunWorkers(ctx)
+}
+
+// boot loads the config, logs it once with secrets masked, and wires the app.
+func boot(ctx context.Context, env *environment) (*app.App, int, error) {
+	cfg, err := app.LoadConfig(env.getenv)
+	if err != nil {
+		return nil, 0, err
+	}
+	log := app.NewLogger(cfg, env.stdout)
+	log.LogAttrs(ctx, app.LevelInfo, "config", cfg.Redacted()...)
+	a, err := app.New(ctx, cfg, log, app.Options{})
+	return a, cfg.Port, err
 }

@@ -1,31 +1,47 @@
 // Package app is the one composition root: it turns a config into a database pool, services, the HTTP
-// server and (later) the job workers, and owns their start and graceful stop.
+// server and the job workers, and owns their start and graceful stop.
 package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/riverqueue/river"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
+	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
+
+// signupCredits is the free tier's one-time grant until the tiers file lands (billing).
+const signupCredits = 25
+
+// Options replace the clients of outside services we cannot reach from tests (or want to swap in an
+// extension). The zero value builds everything from the config.
+type Options struct {
+	EmailSender email.Sender
+}
 
 // App is a fully wired service.
 type App struct {
+	opts     Options
 	cfg      config.Config
 	log      *slog.Logger
 	db       *gorm.DB
 	migrator *db.Migrator
 	echo     *echo.Echo
+	pipeline *webhook.Pipeline
+	workers  *river.Workers
 }
 
 // LoadConfig reads the configuration from getenv (and .env in development).
@@ -44,32 +60,86 @@ func NewLogger(cfg config.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// New wires every component. It connects to the database but starts nothing; Serve does.
-func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
+// New wires every component. It connects to the database but starts nothing; Serve and RunWorkers do.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*App, error) {
 	gdb, err := db.Open(ctx, dbConfig(cfg), log)
 	if err != nil {
 		return nil, err
 	}
-	sqlDB, err := gdb.DB()
-	if err != nil {
-		return nil, err
-	}
-	migrator, err := db.NewMigrator(sqlDB, log)
-	if err != nil {
+	a := &App{opts: opts, cfg: cfg, log: log, db: gdb}
+	if err := a.wire(); err != nil {
 		_ = db.Close(gdb)
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: log, db: gdb, migrator: migrator}
-	a.echo = httpapi.New(httpapi.Config{
-		Env:          cfg.Env,
-		CORSOrigins:  cfg.CORSOrigins,
-		MaxBodyBytes: cfg.HTTPMaxBodyBytes,
-		HSTS:         cfg.Env == config.EnvProduction,
-	}, httpapi.Deps{
-		Log:    log,
-		Checks: a.readinessChecks(),
-	})
 	return a, nil
+}
+
+func (a *App) wire() error {
+	cfg := a.cfg
+	sqlDB, err := a.db.DB()
+	if err != nil {
+		return err
+	}
+	if a.migrator, err = db.NewMigrator(sqlDB, a.log); err != nil {
+		return err
+	}
+	queue, err := jobs.NewQueue(sqlDB)
+	if err != nil {
+		return err
+	}
+	sender := a.opts.EmailSender
+	if sender == nil {
+		if sender, err = email.New(email.Config{
+			Driver: cfg.EmailDriver, From: cfg.EmailFrom, SMTPURL: cfg.SMTPURL, ResendAPIKey: cfg.ResendAPIKey,
+		}, a.log); err != nil {
+			return err
+		}
+	}
+	a.workers = river.NewWorkers()
+	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
+
+	ledger := credits.New(a.db)
+	accounts := account.New(a.db, ledger, queue, account.Config{
+		SignupCredits: signupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
+	}, a.log)
+	if a.pipeline, err = newPipeline(cfg, a.db, a.log, accounts); err != nil {
+		return err
+	}
+	a.echo = httpapi.New(httpapi.Config{
+		Env:                 cfg.Env,
+		CORSOrigins:         cfg.CORSOrigins,
+		MaxBodyBytes:        cfg.HTTPMaxBodyBytes,
+		WebhookMaxBodyBytes: cfg.WebhookMaxBodyBytes,
+		HSTS:                cfg.Env == config.EnvProduction,
+	}, httpapi.Deps{
+		Log:      a.log,
+		Checks:   a.readinessChecks(),
+		Webhooks: a.pipeline,
+	})
+	return nil
+}
+
+// newPipeline builds the webhook pipeline: per provider a verifier, an envelope reader and the policy
+// package's handler table.
+func newPipeline(cfg config.Config, gdb *gorm.DB, log *slog.Logger, accounts *account.Service) (*webhook.Pipeline, error) {
+	paddleSig, err := webhook.NewPaddleSignature(cfg.PaddleWebhookSecrets, cfg.WebhookTolerance)
+	if err != nil {
+		return nil, fmt.Errorf("config: PADDLE_WEBHOOK_SECRET: %w", err)
+	}
+	clerkSig, err := webhook.NewSvixSignature(cfg.ClerkWebhookSecrets, cfg.WebhookTolerance)
+	if err != nil {
+		return nil, fmt.Errorf("config: CLERK_WEBHOOK_SECRET: %w", err)
+	}
+	return webhook.New(gdb, log, time.Now,
+		&webhook.Provider{
+			Name: webhook.ProviderPaddle, Verifier: paddleSig, SignatureHeader: webhook.PaddleSignatureHeader,
+			ReadEnvelope: webhook.PaddleEnvelope,
+		},
+		&webhook.Provider{
+			Name: webhook.ProviderClerk, Verifier: clerkSig, SignatureHeader: webhook.SvixSignatureHeader,
+			ReadEnvelope: webhook.SvixEnvelope, Handlers: accounts.ClerkHandlers(),
+		},
+	), nil
 }
 
 func dbConfig(cfg config.Config) db.Config {
@@ -81,39 +151,3 @@ func (a *App) Echo() *echo.Echo { return a.echo }
 
 // Close releases the database pool.
 func (a *App) Close() error { return db.Close(a.db) }
-
-// Serve answers HTTP on ln until ctx is cancelled (SIGTERM in main), then stops accepting connections and
-// lets in-flight requests finish within SHUTDOWN_TIMEOUT. A clean drain returns nil.
-func (a *App) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{
-		Handler:           a.echo,
-		ReadHeaderTimeout: a.cfg.HTTPReadTimeout,
-		ReadTimeout:       a.cfg.HTTPReadTimeout,
-		WriteTimeout:      a.cfg.HTTPWriteTimeout,
-		IdleTimeout:       a.cfg.HTTPIdleTimeout,
-		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
-		// Requests keep running after SIGTERM: cancelling their context would roll back a webhook that
-		// was about to commit, and Shutdown already bounds how long we wait.
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	a.log.Info("serving", "addr", ln.Addr().String(), "app_env", a.cfg.Env)
-
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	a.log.Info("shutting down", "timeout", a.cfg.ShutdownTimeout.String())
-	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	a.log.Info("stopped")
-	return nil
-}

@@ -22,16 +22,23 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func testApp(t *testing.T, env map[string]string) (*App, *pgtest.DB) {
 	t.Helper()
 	d := pgtest.New(t)
+	return appOn(t, d, env, Options{}), d
+}
+
+// appOn builds another App on an existing test database: several instances share one database the way
+// several server processes do.
+func appOn(t *testing.T, d *pgtest.DB, env map[string]string, opts Options) *App {
+	t.Helper()
 	vars := map[string]string{"APP_ENV": config.EnvTest, "DATABASE_URL": d.URL}
 	for k, v := range env {
 		vars[k] = v
 	}
 	cfg, err := config.Load(func(k string) string { return vars[k] }, "")
 	require.NoError(t, err)
-	a, err := New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, err := New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })
-	return a, d
+	return a
 }
 
 func get(h http.Handler, path string) *httptest.ResponseRecorder {
@@ -68,7 +75,7 @@ func TestReadyRequiresLatestSchema(t *testing.T) {
 // A request in flight when SIGTERM arrives (ctx cancelled) completes; Serve then returns nil.
 func TestGracefulShutdownDrainsInFlightRequests(t *testing.T) {
 	t.Parallel()
-	a, _ := testApp(t, map[string]string{"SHUTDOWN_TIMEOUT": "10s"})
+	a, _ := testApp(t, map[string]string{"SHUTDOWN_TIMEOUT": "10s", "SERVE_WORKERS": "false"})
 	entered := make(chan struct{})
 	a.Echo().GET("/slow", func(c echo.Context) error {
 		close(entered)

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
 )
@@ -24,13 +23,13 @@ func (a *App) readinessChecks() []httpapi.Check {
 			return nil
 		}},
 		{Name: "schema", Run: func(ctx context.Context) error {
-			current, latest, err := a.migrator.Versions(ctx)
+			pending, err := a.migrator.Pending(ctx)
 			if err != nil {
 				a.log.WarnContext(ctx, "readiness: schema", "error", err.Error())
 				return errors.New("schema version unknown")
 			}
-			if current != latest {
-				return fmt.Errorf("schema at version %d, this build expects %d: run fabrica migrate up", current, latest)
+			if pending != "" {
+				return errors.New(pending + ": run fabrica migrate up")
 			}
 			return nil
 		}},

@@ -29,7 +29,9 @@ const (
 
 // Config is the whole service configuration, already parsed and defaulted.
 type Config struct {
-	Env              string
+	Env string
+	// AppName is the product name used in emails.
+	AppName          string
 	Port             int
 	DatabaseURL      string
 	DBMaxConns       int
@@ -43,6 +45,12 @@ type Config struct {
 	HTTPIdleTimeout  time.Duration
 	HTTPMaxBodyBytes int64
 	ShutdownTimeout  time.Duration
+
+	WebhookMaxBodyBytes int64
+	// WebhookTolerance is how far a signature timestamp may be from now, in either direction.
+	WebhookTolerance time.Duration
+	// ServeWorkers runs the River job workers inside `serve`; false when `fabrica worker` runs them apart.
+	ServeWorkers bool
 
 	// Webhook secrets are lists so a secret can rotate with no failed deliveries: during the overlap both
 	// the old and the new secret verify.
@@ -115,6 +123,7 @@ func build(v *viper.Viper) (Config, error) {
 	p := parser{v: v}
 	c := Config{
 		Env:                    p.str("APP_ENV"),
+		AppName:                p.str("APP_NAME"),
 		Port:                   p.integer("PORT"),
 		DatabaseURL:            p.str("DATABASE_URL"),
 		DBMaxConns:             p.integer("DB_MAX_CONNS"),
@@ -127,6 +136,9 @@ func build(v *viper.Viper) (Config, error) {
 		HTTPIdleTimeout:        p.duration("HTTP_IDLE_TIMEOUT"),
 		HTTPMaxBodyBytes:       int64(p.integer("HTTP_MAX_BODY_BYTES")),
 		ShutdownTimeout:        p.duration("SHUTDOWN_TIMEOUT"),
+		WebhookMaxBodyBytes:    int64(p.integer("WEBHOOK_MAX_BODY_BYTES")),
+		WebhookTolerance:       p.duration("WEBHOOK_TOLERANCE"),
+		ServeWorkers:           p.boolean("SERVE_WORKERS"),
 		PaddleWebhookSecrets:   p.list("PADDLE_WEBHOOK_SECRET"),
 		ClerkWebhookSecrets:    p.list("CLERK_WEBHOOK_SECRET"),
 		ClerkSecretKey:         p.str("CLERK_SECRET_KEY"),
@@ -224,6 +236,9 @@ func (c Config) Validate() error {
 	}
 	if c.HTTPMaxBodyBytes < 1 {
 		return fieldErr("HTTP_MAX_BODY_BYTES", "must be positive")
+	}
+	if c.WebhookMaxBodyBytes < 1 {
+		return fieldErr("WEBHOOK_MAX_BODY_BYTES", "must be positive")
 	}
 	if _, err := url.Parse(c.PublicBaseURL); err != nil || !strings.HasPrefix(c.PublicBaseURL, "http") {
 		return fieldErr("PUBLIC_BASE_URL", "must be an absolute http(s) URL")

@@ -13,6 +13,7 @@ type Key struct {
 // Keys lists every variable in the order .env.example documents them.
 var Keys = []Key{
 	{Name: "APP_ENV", Default: EnvDevelopment},
+	{Name: "APP_NAME", Default: "Fabrica"},
 	{Name: "PORT", Default: "8080"},
 	{Name: "DATABASE_URL", Secret: true},
 	{Name: "DB_MAX_CONNS", Default: "10"},
@@ -25,6 +26,9 @@ var Keys = []Key{
 	{Name: "HTTP_IDLE_TIMEOUT", Default: "120s"},
 	{Name: "HTTP_MAX_BODY_BYTES", Default: "1048576"},
 	{Name: "SHUTDOWN_TIMEOUT", Default: "20s"},
+	{Name: "WEBHOOK_MAX_BODY_BYTES", Default: "1048576"},
+	{Name: "WEBHOOK_TOLERANCE", Default: "5m"},
+	{Name: "SERVE_WORKERS", Default: "true"},
 	{Name: "PADDLE_WEBHOOK_SECRET", Secret: true},
 	{Name: "CLERK_WEBHOOK_SECRET", Secret: true},
 	{Name: "CLERK_SECRET_KEY", Secret: true},

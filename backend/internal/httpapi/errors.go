@@ -8,6 +8,10 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 // ErrorBody is the one error shape every endpoint returns: a stable machine code and a human message.
@@ -44,7 +48,25 @@ type sentinel struct {
 	message string
 }
 
-var errorMap []sentinel
+var errorMap = []sentinel{
+	// Webhooks: every signature failure is a 401 and writes nothing; providers retry non-2xx, which heals a
+	// secret rotated on their side before ours.
+	{webhook.ErrMissingSignature, http.StatusUnauthorized, "invalid_signature", "missing webhook signature"},
+	{webhook.ErrMalformedSignature, http.StatusUnauthorized, "invalid_signature", "malformed webhook signature"},
+	{webhook.ErrStaleSignature, http.StatusUnauthorized, "invalid_signature", "webhook signature timestamp outside tolerance"},
+	{webhook.ErrBadSignature, http.StatusUnauthorized, "invalid_signature", "webhook signature does not match"},
+	{webhook.ErrMalformed, http.StatusBadRequest, "malformed_payload", "webhook payload cannot be read"},
+	{webhook.ErrHandlerFailed, http.StatusInternalServerError, "handler_failed", "webhook handler failed; it will be retried"},
+	{webhook.ErrUnknownProvider, http.StatusNotFound, "not_found", "unknown webhook provider"},
+
+	{credits.ErrInsufficient, http.StatusPaymentRequired, "insufficient_credits", "not enough credits"},
+	{credits.ErrInvalidAmount, http.StatusUnprocessableEntity, "validation_failed", "amount must be a positive integer"},
+	{credits.ErrInvalidJobID, http.StatusUnprocessableEntity, "validation_failed", "job_id is required"},
+	{credits.ErrJobConflict, http.StatusConflict, "job_conflict", "job_id already used for a different operation"},
+	{credits.ErrNoDeduct, http.StatusNotFound, "not_found", "no credit deduction for this job"},
+	{credits.ErrBadCursor, http.StatusBadRequest, "bad_request", "invalid cursor"},
+	{db.ErrNotFound, http.StatusNotFound, "not_found", "not found"},
+}
 
 // codeForStatus names the framework's own errors (404 route, 405, 413 body limit, ...).
 var codeForStatus = map[int]string{

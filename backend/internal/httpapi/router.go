@@ -9,6 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 // Config is what the HTTP layer needs from the service configuration.
@@ -16,6 +18,8 @@ type Config struct {
 	Env          string
 	CORSOrigins  []string
 	MaxBodyBytes int64
+	// WebhookMaxBodyBytes bounds a webhook's raw body (413 beyond).
+	WebhookMaxBodyBytes int64
 	// HSTS is sent only in production: on localhost it would pin browsers to https for a year.
 	HSTS bool
 }
@@ -23,9 +27,10 @@ type Config struct {
 // Deps are the services the handlers call. Each later capability adds its field here and its routes
 // below, so this file stays the single place to read what the API exposes.
 type Deps struct {
-	Log    *slog.Logger
-	Checks []Check
-	Now    func() time.Time
+	Log      *slog.Logger
+	Checks   []Check
+	Now      func() time.Time
+	Webhooks WebhookIngester
 }
 
 // New builds the Echo instance with every route the service serves.
@@ -56,6 +61,12 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	e.GET("/health", h.live)
 	e.GET("/health/ready", h.ready)
 	e.GET("/status", h.status)
+
+	// Webhooks: no auth middleware (the signature is their authentication) and no rate limit (providers
+	// retry whatever we refuse).
+	wh := &webhookHandler{pipeline: deps.Webhooks, maxBody: cfg.WebhookMaxBodyBytes}
+	e.POST("/webhooks/"+webhook.ProviderPaddle, wh.receive(webhook.ProviderPaddle))
+	e.POST("/webhooks/"+webhook.ProviderClerk, wh.receive(webhook.ProviderClerk))
 
 	// Everything under /api/v1 is bounded by HTTP_MAX_BODY_BYTES (413 beyond). Webhook routes read their
 	// raw body with their own bound, since they must verify the exact bytes before parsing.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 )
 
 func newTestRouter(cfg Config, checks ...Check) *echo.Echo {
@@ -89,6 +92,11 @@ func TestErrorShape(t *testing.T) {
 
 	rec = do(e, http.MethodGet, "/missing", nil, nil)
 	require.Equal(t, "not_found", decodeError(t, rec).Code)
+
+	e.GET("/spend", func(echo.Context) error { return fmt.Errorf("spend credits: %w", credits.ErrInsufficient) })
+	rec = do(e, http.MethodGet, "/spend", nil, nil)
+	require.Equal(t, http.StatusPaymentRequired, rec.Code)
+	require.Equal(t, "insufficient_credits", decodeError(t, rec).Code)
 }
 
 func TestAPIBodyLimit(t *testing.T) {

@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"context"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+)
+
+// WebhookIngester is the webhook pipeline as the HTTP layer uses it.
+type WebhookIngester interface {
+	Ingest(ctx context.Context, provider string, h http.Header, body []byte) (webhook.Result, error)
+}
+
+type webhookHandler struct {
+	pipeline WebhookIngester
+	maxBody  int64
+}
+
+type webhookResponse struct {
+	EventID    string `json:"event_id"`
+	Idempotent bool   `json:"idempotent,omitempty"`
+	Ignored    bool   `json:"ignored,omitempty"`
+}
+
+// receive reads the raw body (bounded: 413 beyond) and hands the exact bytes to the pipeline, which
+// verifies them before anything parses them. No Bind: re-serialised JSON would not match the signature.
+func (h *webhookHandler) receive(provider string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.ContentLength > h.maxBody {
+			return NewError(http.StatusRequestEntityTooLarge, "payload_too_large", "webhook body too large")
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, h.maxBody))
+		if err != nil {
+			return err
+		}
+		res, err := h.pipeline.Ingest(req.Context(), provider, req.Header, body)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, webhookResponse{
+			EventID:    res.EventID,
+			Idempotent: res.Status == models.StatusSkipped,
+			Ignored:    res.Status == models.StatusIgnored,
+		})
+	}
+}
