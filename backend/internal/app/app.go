@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
@@ -22,9 +23,6 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
-
-// signupCredits is the free tier's one-time grant until the tiers file lands (billing).
-const signupCredits = 25
 
 // Options replace the clients of outside services we cannot reach from tests (or want to swap in an
 // extension). The zero value builds everything from the config.
@@ -41,6 +39,7 @@ type App struct {
 	migrator *db.Migrator
 	echo     *echo.Echo
 	pipeline *webhook.Pipeline
+	billing  *billing.Service
 	workers  *river.Workers
 }
 
@@ -98,11 +97,17 @@ func (a *App) wire() error {
 	a.workers = river.NewWorkers()
 	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
 
+	tiers, err := billing.LoadTiers(cfg.TiersFile)
+	if err != nil {
+		return fmt.Errorf("config: TIERS_FILE: %w", err)
+	}
 	ledger := credits.New(a.db)
 	accounts := account.New(a.db, ledger, queue, account.Config{
-		SignupCredits: signupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
+		SignupCredits: tiers.Free().SignupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
 	}, a.log)
-	if a.pipeline, err = newPipeline(cfg, a.db, a.log, accounts); err != nil {
+	a.billing = billing.New(a.db, tiers, ledger, queue, billing.NewCheckoutSigner(cfg.CheckoutSigningSecret),
+		billing.Config{AppName: cfg.AppName}, a.log)
+	if a.pipeline, err = newPipeline(cfg, a.db, a.log, accounts, a.billing); err != nil {
 		return err
 	}
 	a.echo = httpapi.New(httpapi.Config{
@@ -121,7 +126,7 @@ func (a *App) wire() error {
 
 // newPipeline builds the webhook pipeline: per provider a verifier, an envelope reader and the policy
 // package's handler table.
-func newPipeline(cfg config.Config, gdb *gorm.DB, log *slog.Logger, accounts *account.Service) (*webhook.Pipeline, error) {
+func newPipeline(cfg config.Config, gdb *gorm.DB, log *slog.Logger, accounts *account.Service, bill *billing.Service) (*webhook.Pipeline, error) {
 	paddleSig, err := webhook.NewPaddleSignature(cfg.PaddleWebhookSecrets, cfg.WebhookTolerance)
 	if err != nil {
 		return nil, fmt.Errorf("config: PADDLE_WEBHOOK_SECRET: %w", err)
@@ -133,7 +138,7 @@ func newPipeline(cfg config.Config, gdb *gorm.DB, log *slog.Logger, accounts *ac
 	return webhook.New(gdb, log, time.Now,
 		&webhook.Provider{
 			Name: webhook.ProviderPaddle, Verifier: paddleSig, SignatureHeader: webhook.PaddleSignatureHeader,
-			ReadEnvelope: webhook.PaddleEnvelope,
+			ReadEnvelope: webhook.PaddleEnvelope, Handlers: bill.PaddleHandlers(),
 		},
 		&webhook.Provider{
 			Name: webhook.ProviderClerk, Verifier: clerkSig, SignatureHeader: webhook.SvixSignatureHeader,

@@ -78,9 +78,9 @@ func TestClerkEventsReplayedTenTimesHaveOneEffect(t *testing.T) {
 		typ  string
 		want tally
 	}{
-		{"user.created", tally{Users: 1, Grants: 1, Credits: signupCredits, EmailJobs: 1, Audits: 1, Claims: 1, Processed: 1, Skipped: 9}},
-		{"user.updated", tally{Users: 1, Grants: 1, Credits: signupCredits, EmailJobs: 1, Audits: 1, Claims: 2, Processed: 2, Skipped: 18}},
-		{"user.deleted", tally{Users: 1, Deleted: 1, Grants: 1, Credits: signupCredits, EmailJobs: 1, Audits: 2, Claims: 3, Processed: 3, Skipped: 27}},
+		{"user.created", tally{Users: 1, Grants: 1, Credits: 25, EmailJobs: 1, Audits: 1, Claims: 1, Processed: 1, Skipped: 9}},
+		{"user.updated", tally{Users: 1, Grants: 1, Credits: 25, EmailJobs: 1, Audits: 1, Claims: 2, Processed: 2, Skipped: 18}},
+		{"user.deleted", tally{Users: 1, Deleted: 1, Grants: 1, Credits: 25, EmailJobs: 1, Audits: 2, Claims: 3, Processed: 3, Skipped: 27}},
 	}
 	for i, step := range steps {
 		h, body := clerkEvent(t, fmt.Sprintf("msg_%d", i), step.typ, "user_1", "ada@example.com", int64(1_700_000_000_000+i))
@@ -122,7 +122,7 @@ func TestConcurrentDeliveriesAcrossTwoInstances(t *testing.T) {
 	for c := range codes {
 		require.Equal(t, http.StatusOK, c)
 	}
-	require.Equal(t, tally{Users: 1, Grants: 1, Credits: signupCredits, EmailJobs: 1, Audits: 1, Claims: 1, Processed: 1, Skipped: n - 1}, countAll(t, d))
+	require.Equal(t, tally{Users: 1, Grants: 1, Credits: 25, EmailJobs: 1, Audits: 1, Claims: 1, Processed: 1, Skipped: n - 1}, countAll(t, d))
 }
 
 // failingWriter stands for a connection reset after the commit: the 200 never reaches the provider.

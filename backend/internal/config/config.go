@@ -61,7 +61,9 @@ type Config struct {
 	PaddleAPIKey         string
 	PaddleAPIURL         string
 
-	CheckoutSigningSecret  string
+	CheckoutSigningSecret string
+	// TiersFile replaces the embedded pricing tiers (backend/internal/billing/tiers.yaml).
+	TiersFile              string
 	EmailDriver            string
 	EmailFrom              string
 	SMTPURL                string
@@ -146,6 +148,7 @@ func build(v *viper.Viper) (Config, error) {
 		PaddleAPIKey:           p.str("PADDLE_API_KEY"),
 		PaddleAPIURL:           p.str("PADDLE_API_URL"),
 		CheckoutSigningSecret:  p.str("CHECKOUT_SIGNING_SECRET"),
+		TiersFile:              p.str("TIERS_FILE"),
 		EmailDriver:            strings.ToLower(p.str("EMAIL_DRIVER")),
 		EmailFrom:              p.str("EMAIL_FROM"),
 		SMTPURL:                p.str("SMTP_URL"),

@@ -36,6 +36,7 @@ var Keys = []Key{
 	{Name: "PADDLE_API_KEY", Secret: true},
 	{Name: "PADDLE_API_URL"},
 	{Name: "CHECKOUT_SIGNING_SECRET", Secret: true},
+	{Name: "TIERS_FILE"},
 	{Name: "EMAIL_DRIVER", Default: "log"},
 	{Name: "EMAIL_FROM", Default: "Fabrica <hello@localhost>"},
 	{Name: "SMTP_URL", Secret: true},

@@ -69,6 +69,9 @@ type Subscription struct {
 	CanceledAt           *time.Time
 	ScheduledChange      json.RawMessage `gorm:"type:jsonb"`
 	LastEventAt          time.Time
+	LastEventID          string
+	LastTransactionID    *string
+	AccessRevokedAt      *time.Time
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
 }

@@ -12,6 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
@@ -102,6 +103,9 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig st
 			res.Status = models.StatusFailed
 			msg := handlerErr.Error()
 			errMsg = &msg
+			if err := auditFailure(ctx, tx, ev, msg); err != nil {
+				return err
+			}
 		}
 		return archive(tx, ev, sig, res.Status, errMsg)
 	})
@@ -139,6 +143,16 @@ func runHandler(ctx context.Context, tx *gorm.DB, h Handler, ev Event) (err erro
 		}
 	}()
 	return h(ctx, tx, ev)
+}
+
+// auditFailure records a failed delivery in the audit trail (the archive row holds the detail); it
+// commits with the archive row, after the savepoint has undone everything the handler wrote.
+func auditFailure(ctx context.Context, tx *gorm.DB, ev Event, msg string) error {
+	return audit.Write(ctx, tx, audit.Entry{
+		Actor: "system:webhook", Action: "webhook.failed", ResourceType: "webhook_event",
+		ResourceID: ev.Provider + ":" + ev.ID,
+		Details:    map[string]any{"provider": ev.Provider, "event_id": ev.ID, "event_type": ev.Type, "error": sanitize(msg, 300)},
+	})
 }
 
 func archive(tx *gorm.DB, ev Event, sig, status string, errMsg *string) error {

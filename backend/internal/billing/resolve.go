@@ -1,0 +1,70 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+)
+
+// ErrUnresolvableUser means a Paddle event names no user we can trust: no valid checkout signature and no
+// known customer. It fails the delivery (Paddle retries; a late subscription.created may make it resolvable).
+var ErrUnresolvableUser = errors.New("cannot resolve the user of this paddle event")
+
+// resolveUser finds the user a Paddle entity belongs to, in order of trust:
+//  1. an existing subscription row for subscriptionID (bound earlier);
+//  2. a checkout signature in custom_data — present but invalid is a hard reject, never a fall-through;
+//     a signed user we have not seen yet (their Clerk webhook is still retrying) is created from the signed data;
+//  3. a Paddle customer id we already bound to a user.
+func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, customerID string, cd *customData, priceID string, at time.Time) (uuid.UUID, error) {
+	if subscriptionID != "" {
+		if id, ok, err := userOfSubscription(ctx, tx, subscriptionID); err != nil || ok {
+			return id, err
+		}
+	}
+	if cd != nil && cd.CheckoutSig != "" {
+		if err := s.signer.Verify(cd.CheckoutSig, cd.ClerkUserID, cd.Email, priceID, at); err != nil {
+			return uuid.Nil, fmt.Errorf("%w (clerk_user_id %q)", err, cd.ClerkUserID)
+		}
+		return ensureUser(ctx, tx, cd.ClerkUserID, cd.Email)
+	}
+	if customerID != "" {
+		var ids []uuid.UUID
+		if err := tx.WithContext(ctx).Raw(`SELECT user_id FROM subscriptions WHERE paddle_customer_id = ?
+			ORDER BY created_at LIMIT 1`, customerID).Scan(&ids).Error; err != nil {
+			return uuid.Nil, fmt.Errorf("resolve customer: %w", err)
+		}
+		if len(ids) == 1 {
+			return ids[0], nil
+		}
+	}
+	return uuid.Nil, fmt.Errorf("%w (subscription %q, customer %q)", ErrUnresolvableUser, subscriptionID, customerID)
+}
+
+func userOfSubscription(ctx context.Context, tx *gorm.DB, subscriptionID string) (uuid.UUID, bool, error) {
+	var ids []uuid.UUID
+	if err := tx.WithContext(ctx).Raw(`SELECT user_id FROM subscriptions WHERE paddle_subscription_id = ?`,
+		subscriptionID).Scan(&ids).Error; err != nil {
+		return uuid.Nil, false, fmt.Errorf("find subscription: %w", err)
+	}
+	if len(ids) == 0 {
+		return uuid.Nil, false, nil
+	}
+	return ids[0], true, nil
+}
+
+// ensureUser returns the user with clerkUserID, creating it from the signed checkout data if needed.
+func ensureUser(ctx context.Context, tx *gorm.DB, clerkUserID, email string) (uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, email) VALUES (?, ?)
+		ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE SET clerk_user_id = EXCLUDED.clerk_user_id
+		RETURNING id`, clerkUserID, strings.ToLower(email)).Scan(&ids).Error
+	if err != nil || len(ids) != 1 {
+		return uuid.Nil, fmt.Errorf("ensure user %s: %w", clerkUserID, err)
+	}
+	return ids[0], nil
+}

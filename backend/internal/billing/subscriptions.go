@@ -1,0 +1,255 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+)
+
+// Paddle event types with a handler; everything else is archived as ignored.
+const (
+	EventSubscriptionCreated   = "subscription.created"
+	EventSubscriptionActivated = "subscription.activated"
+	EventSubscriptionUpdated   = "subscription.updated"
+	EventSubscriptionResumed   = "subscription.resumed"
+	EventSubscriptionTrialing  = "subscription.trialing"
+	EventSubscriptionPaused    = "subscription.paused"
+	EventSubscriptionPastDue   = "subscription.past_due"
+	EventSubscriptionCanceled  = "subscription.canceled"
+	// EventSubscriptionCancelled is the British spelling; Paddle sends the American one, but a handler for
+	// both costs nothing and survives a docs-driven simulator.
+	EventSubscriptionCancelled = "subscription.cancelled"
+	EventTransactionCompleted  = "transaction.completed"
+	EventAdjustmentCreated     = "adjustment.created"
+	EventAdjustmentUpdated     = "adjustment.updated"
+)
+
+// PaddleHandlers is the handler table the webhook pipeline dispatches Paddle events to.
+func (s *Service) PaddleHandlers() map[string]webhook.Handler {
+	return map[string]webhook.Handler{
+		EventSubscriptionCreated:   s.onSubscriptionCreated,
+		EventSubscriptionActivated: s.syncOnly,
+		EventSubscriptionUpdated:   s.syncOnly,
+		EventSubscriptionResumed:   s.syncOnly,
+		EventSubscriptionTrialing:  s.syncOnly,
+		EventSubscriptionPaused:    s.syncOnly,
+		EventSubscriptionPastDue:   s.syncOnly,
+		EventSubscriptionCanceled:  s.onSubscriptionCanceled,
+		EventSubscriptionCancelled: s.onSubscriptionCanceled,
+		EventTransactionCompleted:  s.onTransactionCompleted,
+		EventAdjustmentCreated:     s.onAdjustment,
+		EventAdjustmentUpdated:     s.onAdjustment,
+	}
+}
+
+// synced is the outcome of applying one subscription snapshot.
+type synced struct {
+	env     envelope
+	sub     subscriptionData
+	tier    Tier
+	userID  uuid.UUID
+	applied bool // false: a newer snapshot was already applied; the delivery is still recorded
+}
+
+// syncOnly applies the snapshot (status, period, price, tier, scheduled change) and audits; no grant.
+// activated, resumed, trialing, updated, paused and past_due all reduce to this: paused and past_due keep
+// the tier (access continues through dunning), a scheduled cancel arrives as updated + scheduled_change.
+func (s *Service) syncOnly(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
+	r, err := s.sync(ctx, tx, ev)
+	if err != nil {
+		return err
+	}
+	return s.auditSubscription(ctx, tx, ev, r, nil)
+}
+
+// onSubscriptionCreated syncs, grants period_credits for the current period (active subscriptions only:
+// a trial's first paid period is granted by its transaction.completed), and sends the welcome-to-paid email.
+func (s *Service) onSubscriptionCreated(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
+	r, err := s.sync(ctx, tx, ev)
+	if err != nil {
+		return err
+	}
+	granted := 0
+	if p := r.sub.CurrentBillingPeriod; r.sub.Status == "active" && p != nil && r.tier.PeriodCredits > 0 {
+		_, created, err := s.credits.WithTx(tx).Grant(ctx, r.userID, r.tier.PeriodCredits,
+			grantJobID(r.sub.ID, p.StartsAt), "period credits: "+r.tier.Name)
+		if err != nil {
+			return err
+		}
+		if created {
+			granted = r.tier.PeriodCredits
+		}
+	}
+	if err := s.auditSubscription(ctx, tx, ev, r, map[string]any{"credits_granted": granted}); err != nil {
+		return err
+	}
+	var periodEnd time.Time
+	if p := r.sub.CurrentBillingPeriod; p != nil {
+		periodEnd = p.EndsAt
+	}
+	return s.email(ctx, tx, r.userID, email.TemplateSubscriptionStarted, "subscription_started/"+r.sub.ID,
+		func(addr string) any {
+			return email.SubscriptionStartedData{Email: addr, AppName: s.cfg.AppName, Tier: r.tier.Name,
+				PeriodEnd: periodEnd, Credits: granted}
+		})
+}
+
+// onSubscriptionCanceled records the cancellation. The user keeps the tier until current_period_end; the
+// expiry job downgrades then, or this handler at once when the period is already over.
+func (s *Service) onSubscriptionCanceled(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
+	r, err := s.sync(ctx, tx, ev)
+	if err != nil {
+		return err
+	}
+	if err := s.auditSubscription(ctx, tx, ev, r, nil); err != nil {
+		return err
+	}
+	var until time.Time
+	if p := r.sub.CurrentBillingPeriod; p != nil {
+		until = p.EndsAt
+	}
+	return s.email(ctx, tx, r.userID, email.TemplateSubscriptionCanceled, "subscription_canceled/"+r.sub.ID,
+		func(addr string) any {
+			return email.SubscriptionCanceledData{Email: addr, AppName: s.cfg.AppName, Tier: r.tier.Name, AccessUntil: until}
+		})
+}
+
+// sync parses a subscription snapshot, resolves its user, upserts it if newer than the stored one, and
+// keeps the user's tier in step.
+func (s *Service) sync(ctx context.Context, tx *gorm.DB, ev webhook.Event) (synced, error) {
+	var r synced
+	var err error
+	if r.env, err = decode(ev.Payload, &r.sub); err != nil {
+		return r, err
+	}
+	if err := r.sub.validate(); err != nil {
+		return r, err
+	}
+	if r.tier, err = s.tiers.ByPrice(priceOf(r.sub.Items)); err != nil {
+		return r, err
+	}
+	if r.userID, err = s.resolveUser(ctx, tx, r.sub.ID, r.sub.CustomerID, r.sub.CustomData, priceOf(r.sub.Items), r.env.OccurredAt); err != nil {
+		return r, err
+	}
+	if r.applied, err = upsertSubscription(ctx, tx, r); err != nil {
+		return r, err
+	}
+	if r.applied {
+		err = s.syncTier(ctx, tx, r)
+	}
+	return r, err
+}
+
+// upsertSubscription writes the snapshot unless the stored one is newer. Ordering is by (occurred_at,
+// event_id): deterministic, so created and activated with the same occurred_at end in the same state in
+// either order. ON CONFLICT makes concurrent first deliveries converge on one row with no unique
+// violation: the second waits for the first and takes the update path.
+func upsertSubscription(ctx context.Context, tx *gorm.DB, r synced) (bool, error) {
+	sub := r.sub
+	var start, end *time.Time
+	if p := sub.CurrentBillingPeriod; p != nil {
+		start, end = &p.StartsAt, &p.EndsAt
+	}
+	var scheduled *string
+	if len(sub.ScheduledChange) > 0 && string(sub.ScheduledChange) != "null" {
+		v := string(sub.ScheduledChange)
+		scheduled = &v
+	}
+	var txnID *string
+	if sub.TransactionID != "" {
+		txnID = &sub.TransactionID
+	}
+	var ids []uuid.UUID
+	err := tx.WithContext(ctx).Raw(`INSERT INTO subscriptions
+		(user_id, paddle_subscription_id, paddle_customer_id, paddle_price_id, tier, status,
+		 current_period_start, current_period_end, canceled_at, scheduled_change, last_event_at, last_event_id, last_transaction_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?)
+		ON CONFLICT ON CONSTRAINT uq_subscriptions_paddle_subscription_id DO UPDATE SET
+		  paddle_customer_id = EXCLUDED.paddle_customer_id, paddle_price_id = EXCLUDED.paddle_price_id,
+		  tier = EXCLUDED.tier, status = EXCLUDED.status,
+		  current_period_start = EXCLUDED.current_period_start, current_period_end = EXCLUDED.current_period_end,
+		  canceled_at = EXCLUDED.canceled_at, scheduled_change = EXCLUDED.scheduled_change,
+		  last_event_at = EXCLUDED.last_event_at, last_event_id = EXCLUDED.last_event_id,
+		  last_transaction_id = coalesce(EXCLUDED.last_transaction_id, subscriptions.last_transaction_id),
+		  updated_at = now()
+		WHERE (subscriptions.last_event_at, subscriptions.last_event_id) < (EXCLUDED.last_event_at, EXCLUDED.last_event_id)
+		RETURNING id`,
+		r.userID, sub.ID, sub.CustomerID, priceOf(sub.Items), r.tier.Name, sub.Status,
+		start, end, sub.CanceledAt, scheduled, r.env.OccurredAt, r.env.EventID, txnID).Scan(&ids).Error
+	if err != nil {
+		return false, fmt.Errorf("upsert subscription %s: %w", sub.ID, err)
+	}
+	return len(ids) == 1, nil
+}
+
+// syncTier sets the user's tier from the subscription just applied: its tier while it grants access, free
+// once a canceled subscription's period is over or its period was refunded in full.
+func (s *Service) syncTier(ctx context.Context, tx *gorm.DB, r synced) error {
+	free, tier := s.tiers.Free().Name, r.tier.Name
+	if r.sub.Status == "canceled" {
+		if p := r.sub.CurrentBillingPeriod; p != nil && p.EndsAt.After(s.now()) {
+			return nil // access continues until period end; the expiry job downgrades then
+		}
+		tier = free
+	}
+	var revoked bool
+	if err := tx.WithContext(ctx).Raw(`SELECT access_revoked_at IS NOT NULL FROM subscriptions
+		WHERE paddle_subscription_id = ?`, r.sub.ID).Row().Scan(&revoked); err != nil {
+		return fmt.Errorf("sync tier: %w", err)
+	}
+	if revoked {
+		tier = free
+	}
+	return setTier(ctx, tx, r.userID, r.sub.ID, tier, free)
+}
+
+// setTier writes the user's tier. A downgrade to free is skipped while another subscription of the user
+// (not exceptSub) still grants access.
+func setTier(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub, tier, free string) error {
+	q := tx.WithContext(ctx)
+	var err error
+	if tier != free {
+		err = q.Exec(`UPDATE users SET current_tier = ?, updated_at = now() WHERE id = ?`, tier, userID).Error
+	} else {
+		err = q.Exec(`UPDATE users SET current_tier = ?, updated_at = now() WHERE id = ? AND NOT EXISTS (
+			SELECT 1 FROM subscriptions WHERE user_id = ? AND paddle_subscription_id <> ?
+			   AND status IN ('active', 'trialing', 'past_due', 'paused') AND access_revoked_at IS NULL)`,
+			tier, userID, userID, exceptSub).Error
+	}
+	if err != nil {
+		return fmt.Errorf("set tier: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) auditSubscription(ctx context.Context, tx *gorm.DB, ev webhook.Event, r synced, extra map[string]any) error {
+	details := map[string]any{
+		"event_id": ev.ID, "paddle_subscription_id": r.sub.ID, "status": r.sub.Status,
+		"tier": r.tier.Name, "applied": r.applied,
+	}
+	for k, v := range extra {
+		details[k] = v
+	}
+	return audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorPaddle, Action: ev.Type, UserID: &r.userID,
+		ResourceType: "subscription", ResourceID: r.sub.ID, Details: details})
+}
+
+// email enqueues a transactional email to the user, if we know their address.
+func (s *Service) email(ctx context.Context, tx *gorm.DB, userID uuid.UUID, template, key string, data func(addr string) any) error {
+	var addrs []string
+	if err := tx.WithContext(ctx).Raw(`SELECT email FROM users WHERE id = ? AND deleted_at IS NULL`, userID).
+		Scan(&addrs).Error; err != nil {
+		return fmt.Errorf("email %s: %w", template, err)
+	}
+	if len(addrs) == 0 || addrs[0] == "" {
+		return nil
+	}
+	return s.mailer.EnqueueEmailTx(ctx, tx, template, addrs[0], key, data(addrs[0]))
+}

@@ -1,0 +1,164 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+)
+
+// originRecurring is a renewal charge; other origins (web checkout, subscription updates) are paid
+// periods already granted by subscription.created or proration adjustments that grant nothing.
+const originRecurring = "subscription_recurring"
+
+// onTransactionCompleted grants period_credits for a renewal's billing period and remembers which
+// transaction paid the current period (for refunds). The grant is keyed like subscription.created's, so
+// the two can never grant one period twice.
+func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
+	var t transactionData
+	env, err := decode(ev.Payload, &t)
+	if err != nil {
+		return err
+	}
+	if t.SubscriptionID == nil || *t.SubscriptionID == "" {
+		return s.auditTransaction(ctx, tx, ev, t, nil, 0) // a one-off purchase: nothing to grant
+	}
+	subID := *t.SubscriptionID
+	if err := s.recordPayingTransaction(ctx, tx, subID, t); err != nil {
+		return err
+	}
+	if t.Origin != originRecurring || t.BillingPeriod == nil {
+		userID, _, err := userOfSubscription(ctx, tx, subID)
+		if err != nil {
+			return err
+		}
+		return s.auditTransaction(ctx, tx, ev, t, nilIfZero(userID), 0)
+	}
+	tier, err := s.tiers.ByPrice(priceOf(t.Items))
+	if err != nil {
+		return err
+	}
+	customer := ""
+	if t.CustomerID != nil {
+		customer = *t.CustomerID
+	}
+	userID, err := s.resolveUser(ctx, tx, subID, customer, t.CustomData, priceOf(t.Items), env.OccurredAt)
+	if err != nil {
+		return err
+	}
+	granted := 0
+	if tier.PeriodCredits > 0 {
+		_, created, err := s.credits.WithTx(tx).Grant(ctx, userID, tier.PeriodCredits,
+			grantJobID(subID, t.BillingPeriod.StartsAt), "period credits: "+tier.Name)
+		if err != nil {
+			return err
+		}
+		if created {
+			granted = tier.PeriodCredits
+		}
+	}
+	return s.auditTransaction(ctx, tx, ev, t, &userID, granted)
+}
+
+// recordPayingTransaction stores the transaction that paid the subscription's current period (for refunds).
+// A different transaction paying the current or a later period lifts a refund's revocation and restores
+// the tier. Transactions for earlier periods are ignored.
+func (s *Service) recordPayingTransaction(ctx context.Context, tx *gorm.DB, subID string, t transactionData) error {
+	var rows []struct {
+		UserID             uuid.UUID
+		Tier               string
+		Status             string
+		CurrentPeriodStart *time.Time
+		LastTransactionID  *string
+		AccessRevokedAt    *time.Time
+	}
+	if err := tx.WithContext(ctx).Raw(`SELECT user_id, tier, status, current_period_start, last_transaction_id, access_revoked_at
+		FROM subscriptions WHERE paddle_subscription_id = ? FOR UPDATE`, subID).Scan(&rows).Error; err != nil {
+		return fmt.Errorf("record transaction: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil // subscription.created has not arrived yet; it carries its transaction_id itself
+	}
+	row := rows[0]
+	if t.BillingPeriod != nil && row.CurrentPeriodStart != nil && t.BillingPeriod.StartsAt.Before(*row.CurrentPeriodStart) {
+		return nil
+	}
+	newPayer := row.LastTransactionID == nil || *row.LastTransactionID != t.ID
+	if err := tx.WithContext(ctx).Exec(`UPDATE subscriptions SET last_transaction_id = ?,
+		access_revoked_at = CASE WHEN ? THEN NULL ELSE access_revoked_at END, updated_at = now()
+		WHERE paddle_subscription_id = ?`, t.ID, newPayer, subID).Error; err != nil {
+		return fmt.Errorf("record transaction: %w", err)
+	}
+	if row.AccessRevokedAt != nil && newPayer && row.Status != "canceled" {
+		return setTier(ctx, tx, row.UserID, subID, row.Tier, s.tiers.Free().Name)
+	}
+	return nil
+}
+
+func (s *Service) auditTransaction(ctx context.Context, tx *gorm.DB, ev webhook.Event, t transactionData, userID *uuid.UUID, granted int) error {
+	sub := ""
+	if t.SubscriptionID != nil {
+		sub = *t.SubscriptionID
+	}
+	return audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorPaddle, Action: ev.Type, UserID: userID,
+		ResourceType: "transaction", ResourceID: t.ID,
+		Details: map[string]any{"event_id": ev.ID, "origin": t.Origin, "paddle_subscription_id": sub, "credits_granted": granted}})
+}
+
+// onAdjustment audits refunds and chargebacks. An approved full refund (or chargeback) of the transaction
+// that paid the current period revokes access at once: the user drops to free and stays there until a
+// new period is paid, whatever later subscription snapshots say. Credits already granted stay (they may
+// be spent already; clawing back is a business decision left to the operator). Pending adjustments wait
+// for Paddle's approval.
+func (s *Service) onAdjustment(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
+	var a adjustmentData
+	if _, err := decode(ev.Payload, &a); err != nil {
+		return err
+	}
+	var userID *uuid.UUID
+	revoked := false
+	if a.SubscriptionID != nil && *a.SubscriptionID != "" {
+		var rows []struct {
+			UserID            uuid.UUID
+			LastTransactionID *string
+		}
+		if err := tx.WithContext(ctx).Raw(`SELECT user_id, last_transaction_id FROM subscriptions
+			WHERE paddle_subscription_id = ?`, *a.SubscriptionID).Scan(&rows).Error; err != nil {
+			return fmt.Errorf("adjustment: %w", err)
+		}
+		if len(rows) == 1 {
+			userID = &rows[0].UserID
+			current := rows[0].LastTransactionID != nil && *rows[0].LastTransactionID == a.TransactionID
+			if current && a.Status == "approved" && a.Type == "full" && (a.Action == "refund" || a.Action == "chargeback") {
+				if err := s.revokeAccess(ctx, tx, rows[0].UserID, *a.SubscriptionID); err != nil {
+					return err
+				}
+				revoked = true
+			}
+		}
+	}
+	return audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorPaddle, Action: ev.Type, UserID: userID,
+		ResourceType: "adjustment", ResourceID: a.ID,
+		Details: map[string]any{"event_id": ev.ID, "action": a.Action, "status": a.Status, "type": a.Type,
+			"transaction_id": a.TransactionID, "access_revoked": revoked}})
+}
+
+func (s *Service) revokeAccess(ctx context.Context, tx *gorm.DB, userID uuid.UUID, subID string) error {
+	if err := tx.WithContext(ctx).Exec(`UPDATE subscriptions SET access_revoked_at = now(), updated_at = now()
+		WHERE paddle_subscription_id = ?`, subID).Error; err != nil {
+		return fmt.Errorf("revoke access: %w", err)
+	}
+	return setTier(ctx, tx, userID, subID, s.tiers.Free().Name, s.tiers.Free().Name)
+}
+
+func nilIfZero(id uuid.UUID) *uuid.UUID {
+	if id == uuid.Nil {
+		return nil
+	}
+	return &id
+}
