@@ -1,0 +1,95 @@
+package paddleapi
+
+import (
+	"context"
+	"fmt"
+
+	paddle "github.com/PaddleHQ/paddle-go-sdk/v4"
+)
+
+// CancelSubscription asks Paddle to cancel subscriptionID: at the end of the
+// current billing period (a scheduled change; the subscription stays active
+// until then) unless immediately is true.
+func (c *Client) CancelSubscription(ctx context.Context, subscriptionID string, immediately bool) error {
+	from := paddle.EffectiveFromNextBillingPeriod
+	if immediately {
+		from = paddle.EffectiveFromImmediately
+	}
+	return c.act(ctx, "cancel subscription", func(ctx context.Context) error {
+		_, err := c.sdk.CancelSubscription(ctx, &paddle.CancelSubscriptionRequest{
+			SubscriptionID: subscriptionID,
+			EffectiveFrom:  &from,
+		})
+		return err
+	})
+}
+
+// ChangePrice replaces the subscription's items with one item of priceID
+// (quantity 1), prorated onto the next bill.
+func (c *Client) ChangePrice(ctx context.Context, subscriptionID, priceID string) error {
+	item := paddle.NewUpdateSubscriptionItemsSubscriptionUpdateItemFromCatalog(
+		&paddle.SubscriptionUpdateItemFromCatalog{PriceID: priceID, Quantity: 1})
+	return c.act(ctx, "change price", func(ctx context.Context) error {
+		_, err := c.sdk.UpdateSubscription(ctx, &paddle.UpdateSubscriptionRequest{
+			SubscriptionID: subscriptionID,
+			// Paddle's items is the full new list, not a delta: sending one item
+			// drops the old price. Proration is mandatory when items change.
+			Items:                paddle.NewPatchField([]paddle.UpdateSubscriptionItems{*item}),
+			ProrationBillingMode: paddle.NewPatchField(paddle.ProrationBillingModeProratedNextBillingPeriod),
+		})
+		return err
+	})
+}
+
+// ResumeSubscription resumes a paused subscription immediately.
+func (c *Client) ResumeSubscription(ctx context.Context, subscriptionID string) error {
+	from := paddle.EffectiveFromImmediately
+	return c.act(ctx, "resume subscription", func(ctx context.Context) error {
+		_, err := c.sdk.ResumeSubscription(ctx, paddle.NewResumeSubscriptionRequestResumeImmediately(
+			subscriptionID, &paddle.ResumeImmediately{EffectiveFrom: &from}))
+		return err
+	})
+}
+
+// RemoveScheduledChange clears a scheduled change (PATCH scheduled_change:
+// null), e.g. when a user who scheduled a cancel changes their mind.
+func (c *Client) RemoveScheduledChange(ctx context.Context, subscriptionID string) error {
+	return c.act(ctx, "remove scheduled change", func(ctx context.Context) error {
+		_, err := c.sdk.UpdateSubscription(ctx, &paddle.UpdateSubscriptionRequest{
+			SubscriptionID:  subscriptionID,
+			ScheduledChange: paddle.NewNullPatchField[*paddle.SubscriptionScheduledChange](),
+		})
+		return err
+	})
+}
+
+// PortalURL creates a customer portal session for customerID (with deep
+// links for subscriptionIDs, which may be empty) and returns its general
+// overview URL. Never store or cache it: it carries a temporary token.
+func (c *Client) PortalURL(ctx context.Context, customerID string, subscriptionIDs []string) (string, error) {
+	const op = "create portal session"
+	ctx, a := withAttempts(ctx)
+	res, err := c.sdk.CreateCustomerPortalSession(ctx, &paddle.CreateCustomerPortalSessionRequest{
+		CustomerID:      customerID,
+		SubscriptionIDs: subscriptionIDs,
+	})
+	if err != nil {
+		return "", c.translate(ctx, op, a, err)
+	}
+	if res == nil || res.URLs.General.Overview == "" {
+		return "", fmt.Errorf("%s: paddle response has no overview url", op)
+	}
+	return res.URLs.General.Overview, nil
+}
+
+// act runs one SDK call whose response we do not need and translates its error.
+func (c *Client) act(ctx context.Context, op string, call func(context.Context) error) error {
+	ctx, a := withAttempts(ctx)
+	err := call(ctx)
+	if err != nil && a.status >= 200 && a.status < 300 {
+		// Paddle accepted the action; only decoding the entity failed. We never
+		// use it (webhooks carry the new state), so this is a success.
+		return nil
+	}
+	return c.translate(ctx, op, a, err)
+}
