@@ -15,12 +15,14 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
+	"github.com/fabrica-saas/fabrica/backend/internal/session"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
@@ -28,6 +30,7 @@ import (
 // extension). The zero value builds everything from the config.
 type Options struct {
 	EmailSender email.Sender
+	PaddleAPI   billing.PaddleAPI
 }
 
 // App is a fully wired service.
@@ -107,6 +110,13 @@ func (a *App) wire() error {
 	}, a.log)
 	a.billing = billing.New(a.db, tiers, ledger, queue, billing.NewCheckoutSigner(cfg.CheckoutSigningSecret),
 		billing.Config{AppName: cfg.AppName}, a.log)
+	if err := a.wirePaddleAPI(); err != nil {
+		return err
+	}
+	sessions, err := session.New(session.Config{SecretKey: cfg.ClerkSecretKey, JWTKey: cfg.ClerkJWTKey})
+	if err != nil {
+		return fmt.Errorf("config: CLERK_JWT_KEY / CLERK_SECRET_KEY: %w", err)
+	}
 	if a.pipeline, err = newPipeline(cfg, a.db, a.log, accounts, a.billing); err != nil {
 		return err
 	}
@@ -120,7 +130,29 @@ func (a *App) wire() error {
 		Log:      a.log,
 		Checks:   a.readinessChecks(),
 		Webhooks: a.pipeline,
+		Sessions: sessions,
+		Users:    accounts,
+		Billing:  a.billing,
+		Ledger:   ledger,
 	})
+	return nil
+}
+
+// wirePaddleAPI gives billing its Paddle API client: the fake from Options in tests, the real one when
+// PADDLE_API_KEY is set, none otherwise (management endpoints then answer 503; webhooks still work).
+func (a *App) wirePaddleAPI() error {
+	if a.opts.PaddleAPI != nil {
+		a.billing.WithAPI(a.opts.PaddleAPI)
+		return nil
+	}
+	if a.cfg.PaddleAPIKey == "" {
+		return nil
+	}
+	api, err := paddleapi.New(paddleapi.Config{BaseURL: a.cfg.PaddleAPIURL, APIKey: a.cfg.PaddleAPIKey})
+	if err != nil {
+		return err
+	}
+	a.billing.WithAPI(api)
 	return nil
 }
 

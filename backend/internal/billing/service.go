@@ -30,6 +30,7 @@ type Service struct {
 	cfg     Config
 	log     *slog.Logger
 	now     func() time.Time
+	api     PaddleAPI
 }
 
 // New builds the billing service.

@@ -9,8 +9,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
+	"github.com/fabrica-saas/fabrica/backend/internal/session"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
@@ -66,6 +70,25 @@ var errorMap = []sentinel{
 	{credits.ErrNoDeduct, http.StatusNotFound, "not_found", "no credit deduction for this job"},
 	{credits.ErrBadCursor, http.StatusBadRequest, "bad_request", "invalid cursor"},
 	{db.ErrNotFound, http.StatusNotFound, "not_found", "not found"},
+
+	// Sessions: any token problem is a 401; a JWKS outage is ours, not the client's.
+	{session.ErrMissingToken, http.StatusUnauthorized, "unauthorized", "missing bearer token"},
+	{session.ErrInvalidToken, http.StatusUnauthorized, "unauthorized", "invalid or expired session token"},
+	{session.ErrUnconfigured, http.StatusUnauthorized, "unauthorized", "session verification is not configured"},
+	{session.ErrKeysUnavailable, http.StatusServiceUnavailable, "unavailable", "cannot verify sessions right now"},
+	{account.ErrDeleted, http.StatusGone, "account_deleted", "this account is deleted"},
+
+	{billing.ErrAlreadySubscribed, http.StatusConflict, "already_subscribed", "you already have an active subscription; change tier instead"},
+	{billing.ErrFreeTierCheckout, http.StatusConflict, "free_tier", "the free tier needs no checkout"},
+	{billing.ErrUnknownTier, http.StatusUnprocessableEntity, "unknown_tier", "unknown tier"},
+	{billing.ErrNoSubscription, http.StatusConflict, "no_subscription", "no active subscription"},
+	{billing.ErrSameTier, http.StatusConflict, "same_tier", "already on this tier"},
+	{billing.ErrNotPaused, http.StatusConflict, "not_paused", "the subscription is not paused"},
+	{billing.ErrNoPaddleAPI, http.StatusServiceUnavailable, "unavailable", "billing management is not configured"},
+	{paddleapi.ErrConflict, http.StatusConflict, "paddle_conflict", "paddle refused the change in the subscription's current state"},
+	{paddleapi.ErrNotFound, http.StatusConflict, "paddle_conflict", "paddle does not know this subscription"},
+	{paddleapi.ErrUnavailable, http.StatusBadGateway, "paddle_unavailable", "paddle is unavailable; try again"},
+	{paddleapi.ErrRejected, http.StatusBadGateway, "paddle_rejected", "paddle rejected the request"},
 }
 
 // codeForStatus names the framework's own errors (404 route, 405, 413 body limit, ...).

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
@@ -31,6 +32,10 @@ type Deps struct {
 	Checks   []Check
 	Now      func() time.Time
 	Webhooks WebhookIngester
+	Sessions SessionVerifier
+	Users    UserEnsurer
+	Billing  *billing.Service
+	Ledger   Ledger
 }
 
 // New builds the Echo instance with every route the service serves.
@@ -71,6 +76,15 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	// Everything under /api/v1 is bounded by HTTP_MAX_BODY_BYTES (413 beyond). Webhook routes read their
 	// raw body with their own bound, since they must verify the exact bytes before parsing.
 	api := e.Group("/api/v1", middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)))
-	_ = api
+	authed := api.Group("", requireUser(deps.Sessions, deps.Users))
+
+	b := &billingHandler{billing: deps.Billing, ledger: deps.Ledger}
+	authed.POST("/billing/checkout", b.checkout)
+	authed.GET("/billing/subscription", b.subscription)
+	authed.POST("/billing/subscription/cancel", b.cancel)
+	authed.POST("/billing/subscription/change", b.change)
+	authed.POST("/billing/subscription/resume", b.resume)
+	authed.POST("/billing/portal", b.portal)
+	authed.GET("/billing/credits", b.credits)
 	return e
 }

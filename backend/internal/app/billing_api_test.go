@@ -1,0 +1,234 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
+	"github.com/fabrica-saas/fabrica/backend/internal/session/sessiontest"
+)
+
+// fakePaddle records what billing asked Paddle to do.
+type fakePaddle struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (f *fakePaddle) record(s string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, s)
+	return nil
+}
+
+func (f *fakePaddle) CancelSubscription(_ context.Context, id string, now bool) error {
+	if now {
+		return f.record("cancel-now " + id)
+	}
+	return f.record("cancel " + id)
+}
+func (f *fakePaddle) ChangePrice(_ context.Context, id, price string) error {
+	return f.record("change " + id + " " + price)
+}
+func (f *fakePaddle) ResumeSubscription(_ context.Context, id string) error {
+	return f.record("resume " + id)
+}
+func (f *fakePaddle) PortalURL(_ context.Context, customer string, subs []string) (string, error) {
+	return "https://portal.example/" + customer, f.record("portal " + customer + " " + strings.Join(subs, ","))
+}
+
+func (f *fakePaddle) recorded() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+const testTiers = `tiers:
+  - name: free
+    signup_credits: 25
+  - name: pro
+    paddle_price_ids: [pri_pro_monthly]
+    period_credits: 1000
+  - name: team
+    paddle_price_ids: [pri_team_monthly]
+    period_credits: 5000
+`
+
+type apiEnv struct {
+	app    *App
+	db     *pgtest.DB
+	issuer *sessiontest.Issuer
+	paddle *fakePaddle
+}
+
+func newAPIEnv(t *testing.T) *apiEnv {
+	t.Helper()
+	d := pgtest.New(t)
+	tiers := filepath.Join(t.TempDir(), "tiers.yaml")
+	require.NoError(t, os.WriteFile(tiers, []byte(testTiers), 0o600))
+	e := &apiEnv{db: d, issuer: sessiontest.NewIssuer(t), paddle: &fakePaddle{}}
+	e.app = appOn(t, d, map[string]string{"CLERK_JWT_KEY": e.issuer.PublicKeyPEM(), "TIERS_FILE": tiers},
+		Options{PaddleAPI: e.paddle})
+	return e
+}
+
+func (e *apiEnv) token(t *testing.T, clerkID string) string {
+	return e.issuer.Token(t, sessiontest.TokenClaims{UserID: clerkID, SessionID: "sess_" + clerkID, Email: clerkID + "@example.com"})
+}
+
+// subscribe gives clerkID a subscription in the given status, as Paddle's webhooks would have.
+func (e *apiEnv) subscribe(t *testing.T, clerkID, status, tier string) {
+	t.Helper()
+	require.NoError(t, e.db.Gorm.Exec(`WITH u AS (
+		INSERT INTO users (clerk_user_id, email, current_tier) VALUES (?, ?, ?)
+		ON CONFLICT (clerk_user_id) DO UPDATE SET current_tier = EXCLUDED.current_tier RETURNING id)
+		INSERT INTO subscriptions (user_id, paddle_subscription_id, paddle_customer_id, paddle_price_id, tier, status,
+		   current_period_end, last_event_at)
+		SELECT id, 'sub_' || ?, 'ctm_' || ?, 'pri_' || ? || '_monthly', ?, ?, now() + interval '20 days', now() FROM u`,
+		clerkID, clerkID+"@example.com", tier, clerkID, clerkID, tier, tier, status).Error)
+}
+
+func (e *apiEnv) call(t *testing.T, method, path, token, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	e.app.Echo().ServeHTTP(rec, req)
+	return rec
+}
+
+func TestBillingAPIRequiresASession(t *testing.T) {
+	t.Parallel()
+	e := newAPIEnv(t)
+	other := sessiontest.NewIssuer(t)
+	forged := other.Token(t, sessiontest.TokenClaims{UserID: "user_a"})
+	expired := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_a", IssuedAt: time.Now().Add(-time.Hour), TTL: time.Minute})
+	for _, ep := range []struct{ method, path string }{
+		{http.MethodPost, "/api/v1/billing/checkout"}, {http.MethodGet, "/api/v1/billing/subscription"},
+		{http.MethodPost, "/api/v1/billing/subscription/cancel"}, {http.MethodPost, "/api/v1/billing/subscription/change"},
+		{http.MethodPost, "/api/v1/billing/subscription/resume"}, {http.MethodPost, "/api/v1/billing/portal"},
+		{http.MethodGet, "/api/v1/billing/credits"},
+	} {
+		for name, tok := range map[string]string{"none": "", "forged": forged, "expired": expired, "garbage": "abc.def.ghi"} {
+			rec := e.call(t, ep.method, ep.path, tok, `{}`)
+			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s %s with %s token", ep.method, ep.path, name)
+			require.Contains(t, rec.Body.String(), `"code":"unauthorized"`)
+		}
+	}
+	var users int
+	require.NoError(t, e.db.Gorm.Raw(`SELECT count(*) FROM users`).Scan(&users).Error)
+	require.Zero(t, users, "nothing unauthenticated is written")
+}
+
+func TestBillingAPI(t *testing.T) {
+	t.Parallel()
+	e := newAPIEnv(t)
+	e.subscribe(t, "user_pro", "active", "pro")
+	e.subscribe(t, "user_paused", "paused", "pro")
+	free, pro, paused := e.token(t, "user_free"), e.token(t, "user_pro"), e.token(t, "user_paused")
+
+	for _, tc := range []struct {
+		name, method, path, token, body string
+		wantStatus                      int
+		wantCode                        string
+	}{
+		{"checkout free tier", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":"free"}`, http.StatusConflict, "free_tier"},
+		{"checkout unknown tier", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":"gold"}`, http.StatusUnprocessableEntity, "unknown_tier"},
+		{"checkout malformed", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":`, http.StatusBadRequest, "bad_request"},
+		{"checkout while subscribed", http.MethodPost, "/api/v1/billing/checkout", pro, `{"tier":"team"}`, http.StatusConflict, "already_subscribed"},
+		{"cancel without subscription", http.MethodPost, "/api/v1/billing/subscription/cancel", free, `{}`, http.StatusConflict, "no_subscription"},
+		{"change to same tier", http.MethodPost, "/api/v1/billing/subscription/change", pro, `{"target_tier":"pro"}`, http.StatusConflict, "same_tier"},
+		{"change without subscription", http.MethodPost, "/api/v1/billing/subscription/change", free, `{"target_tier":"pro"}`, http.StatusConflict, "no_subscription"},
+		{"resume active", http.MethodPost, "/api/v1/billing/subscription/resume", pro, `{}`, http.StatusConflict, "not_paused"},
+		{"portal without subscription", http.MethodPost, "/api/v1/billing/portal", free, `{}`, http.StatusConflict, "no_subscription"},
+		{"cancel at period end", http.MethodPost, "/api/v1/billing/subscription/cancel", pro, `{}`, http.StatusAccepted, ""},
+		{"cancel now", http.MethodPost, "/api/v1/billing/subscription/cancel", pro, `{"cancel_immediately":true}`, http.StatusAccepted, ""},
+		{"upgrade", http.MethodPost, "/api/v1/billing/subscription/change", pro, `{"target_tier":"team"}`, http.StatusAccepted, ""},
+		{"downgrade to free", http.MethodPost, "/api/v1/billing/subscription/change", pro, `{"target_tier":"free"}`, http.StatusAccepted, ""},
+		{"resume paused", http.MethodPost, "/api/v1/billing/subscription/resume", paused, `{}`, http.StatusAccepted, ""},
+		{"portal", http.MethodPost, "/api/v1/billing/portal", pro, `{}`, http.StatusOK, ""},
+	} {
+		rec := e.call(t, tc.method, tc.path, tc.token, tc.body)
+		require.Equal(t, tc.wantStatus, rec.Code, "%s: %s", tc.name, rec.Body.String())
+		if tc.wantCode != "" {
+			require.Contains(t, rec.Body.String(), `"code":"`+tc.wantCode+`"`, tc.name)
+		}
+	}
+	require.Equal(t, []string{
+		"cancel sub_user_pro", "cancel-now sub_user_pro", "change sub_user_pro pri_team_monthly",
+		"cancel sub_user_pro", "resume sub_user_paused", "portal ctm_user_pro sub_user_pro",
+	}, e.paddle.recorded(), "only the caller's own subscription is ever touched")
+
+	var audits []string
+	require.NoError(t, e.db.Gorm.Raw(`SELECT action FROM audit_logs ORDER BY created_at, action`).Scan(&audits).Error)
+	require.ElementsMatch(t, []string{"billing.cancel_requested", "billing.cancel_requested", "billing.change_requested",
+		"billing.change_requested", "billing.resume_requested"}, audits)
+	var status string
+	require.NoError(t, e.db.Gorm.Raw(`SELECT status FROM subscriptions WHERE paddle_subscription_id = 'sub_user_pro'`).Scan(&status).Error)
+	require.Equal(t, "active", status, "tables change only when Paddle's webhook says so")
+}
+
+func TestCheckoutAndSubscriptionAndCredits(t *testing.T) {
+	t.Parallel()
+	e := newAPIEnv(t)
+	tok := e.token(t, "user_new")
+	rec := e.call(t, http.MethodPost, "/api/v1/billing/checkout", tok, `{"tier":"pro"}`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var out struct {
+		PaddlePriceID string            `json:"paddle_price_id"`
+		CustomerEmail string            `json:"customer_email"`
+		CustomData    map[string]string `json:"custom_data"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
+	require.Equal(t, "pri_pro_monthly", out.PaddlePriceID)
+	require.Equal(t, "user_new@example.com", out.CustomerEmail)
+	signer := billing.NewCheckoutSigner(e.app.cfg.CheckoutSigningSecret)
+	require.NoError(t, signer.Verify(out.CustomData["checkout_sig"], "user_new", "user_new@example.com", "pri_pro_monthly", time.Now()),
+		"the webhook will accept this custom_data")
+
+	rec = e.call(t, http.MethodGet, "/api/v1/billing/subscription", tok, "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.JSONEq(t, `{"tier":"free","subscription":null}`, rec.Body.String(), "a user seen first through a session is created lazily")
+
+	e.subscribe(t, "user_pro", "active", "pro")
+	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id)
+		SELECT id, 1000, 'grant', 'g-' || n FROM users, generate_series(1, 3) n WHERE clerk_user_id = 'user_pro'`).Error)
+	rec = e.call(t, http.MethodGet, "/api/v1/billing/subscription", e.token(t, "user_pro"), "")
+	require.Contains(t, rec.Body.String(), `"status":"active"`)
+	rec = e.call(t, http.MethodGet, "/api/v1/billing/credits?limit=2", e.token(t, "user_pro"), "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	var credits struct {
+		Balance    int              `json:"balance"`
+		Items      []map[string]any `json:"items"`
+		NextCursor string           `json:"next_cursor"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &credits))
+	require.Equal(t, 3000, credits.Balance)
+	require.Len(t, credits.Items, 2)
+	require.NotEmpty(t, credits.NextCursor)
+	rec = e.call(t, http.MethodGet, "/api/v1/billing/credits?cursor=garbage", e.token(t, "user_pro"), "")
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+}
+
+func TestDeletedAccountGets410(t *testing.T) {
+	t.Parallel()
+	e := newAPIEnv(t)
+	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO users (clerk_user_id, deleted_at) VALUES ('user_gone', now())`).Error)
+	rec := e.call(t, http.MethodGet, "/api/v1/billing/subscription", e.token(t, "user_gone"), "")
+	require.Equal(t, http.StatusGone, rec.Code)
+	require.Contains(t, rec.Body.String(), `"code":"account_deleted"`)
+}

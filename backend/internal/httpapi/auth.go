@@ -1,0 +1,62 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
+	"github.com/fabrica-saas/fabrica/backend/internal/session"
+)
+
+// SessionVerifier checks a Clerk session token from the Authorization header.
+type SessionVerifier interface {
+	FromHeader(ctx context.Context, authorization string) (session.Claims, error)
+}
+
+// UserEnsurer finds (or lazily creates) the user of a verified session.
+type UserEnsurer interface {
+	EnsureUser(ctx context.Context, clerkUserID, email string) (models.User, error)
+}
+
+// ctxKey values of the echo.Context.
+const (
+	ctxUser   = "user"
+	ctxClaims = "claims"
+)
+
+// requireUser authenticates the request with a Clerk session JWT and loads its user. Missing or invalid
+// token: 401; a deleted account: 410 (account.ErrDeleted in the error map).
+func requireUser(v SessionVerifier, users UserEnsurer) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ctx := c.Request().Context()
+			claims, err := v.FromHeader(ctx, c.Request().Header.Get(echo.HeaderAuthorization))
+			if err != nil {
+				return err
+			}
+			u, err := users.EnsureUser(ctx, claims.UserID, claims.Email)
+			if err != nil {
+				return err
+			}
+			c.Set(ctxUser, u)
+			c.Set(ctxClaims, claims)
+			return next(c)
+		}
+	}
+}
+
+// currentUser is the authenticated user; only routes behind requireUser call it.
+func currentUser(c echo.Context) models.User {
+	u, _ := c.Get(ctxUser).(models.User)
+	return u
+}
+
+// bind decodes a JSON body into dst, answering 400 on malformed input.
+func bind(c echo.Context, dst any) error {
+	if err := (&echo.DefaultBinder{}).BindBody(c, dst); err != nil {
+		return NewError(http.StatusBadRequest, "bad_request", "malformed JSON body")
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
+)
+
+// Ledger is the part of the credits service the API reads.
+type Ledger interface {
+	Balance(ctx context.Context, userID uuid.UUID) (int, error)
+	List(ctx context.Context, userID uuid.UUID, limit int, cursor string) ([]credits.Movement, string, error)
+}
+
+type billingHandler struct {
+	billing *billing.Service
+	ledger  Ledger
+}
+
+func actor(c echo.Context) billing.Actor {
+	u := currentUser(c)
+	return billing.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, IP: c.RealIP()}
+}
+
+type checkoutRequest struct {
+	Tier string `json:"tier"`
+}
+
+type checkoutResponse struct {
+	PaddlePriceID string            `json:"paddle_price_id"`
+	CustomerEmail string            `json:"customer_email"`
+	CustomData    map[string]string `json:"custom_data"`
+}
+
+func (h *billingHandler) checkout(c echo.Context) error {
+	var req checkoutRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.billing.Checkout(c.Request().Context(), actor(c), req.Tier)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, checkoutResponse{PaddlePriceID: out.PaddlePriceID, CustomerEmail: out.CustomerEmail, CustomData: out.CustomData})
+}
+
+type subscriptionResponse struct {
+	Tier         string            `json:"tier"`
+	Subscription *subscriptionView `json:"subscription"`
+}
+
+type subscriptionView struct {
+	ID               string     `json:"id"`
+	Status           string     `json:"status"`
+	Tier             string     `json:"tier"`
+	CurrentPeriodEnd *time.Time `json:"current_period_end"`
+	CanceledAt       *time.Time `json:"canceled_at"`
+	ScheduledChange  any        `json:"scheduled_change"`
+}
+
+func toSubscriptionView(s models.Subscription) *subscriptionView {
+	v := &subscriptionView{ID: s.PaddleSubscriptionID, Status: s.Status, Tier: s.Tier,
+		CurrentPeriodEnd: s.CurrentPeriodEnd, CanceledAt: s.CanceledAt}
+	if len(s.ScheduledChange) > 0 {
+		v.ScheduledChange = s.ScheduledChange
+	}
+	return v
+}
+
+func (h *billingHandler) subscription(c echo.Context) error {
+	u := currentUser(c)
+	resp := subscriptionResponse{Tier: u.CurrentTier}
+	sub, err := h.billing.Subscription(c.Request().Context(), u.ID)
+	switch {
+	case err == nil:
+		resp.Subscription = toSubscriptionView(sub)
+	case err != billing.ErrNoSubscription:
+		return err
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+type cancelRequest struct {
+	CancelImmediately bool `json:"cancel_immediately"`
+}
+
+type acceptedResponse struct {
+	Status string `json:"status"`
+}
+
+// accepted answers 202: Paddle has the request; our tables follow when its webhook arrives.
+func accepted(c echo.Context) error {
+	return c.JSON(http.StatusAccepted, acceptedResponse{Status: "requested"})
+}
+
+func (h *billingHandler) cancel(c echo.Context) error {
+	var req cancelRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if err := h.billing.Cancel(c.Request().Context(), actor(c), req.CancelImmediately); err != nil {
+		return err
+	}
+	return accepted(c)
+}
+
+type changeRequest struct {
+	TargetTier string `json:"target_tier"`
+}
+
+func (h *billingHandler) change(c echo.Context) error {
+	var req changeRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if err := h.billing.Change(c.Request().Context(), actor(c), req.TargetTier); err != nil {
+		return err
+	}
+	return accepted(c)
+}
+
+func (h *billingHandler) resume(c echo.Context) error {
+	if err := h.billing.Resume(c.Request().Context(), actor(c)); err != nil {
+		return err
+	}
+	return accepted(c)
+}
+
+func (h *billingHandler) portal(c echo.Context) error {
+	url, err := h.billing.PortalURL(c.Request().Context(), actor(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"url": url})
+}
+
+type movementView struct {
+	ID        uuid.UUID `json:"id"`
+	Delta     int       `json:"delta"`
+	Kind      string    `json:"kind"`
+	JobID     string    `json:"job_id"`
+	Reason    string    `json:"reason"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type creditsResponse struct {
+	Balance    int            `json:"balance"`
+	Items      []movementView `json:"items"`
+	NextCursor string         `json:"next_cursor,omitempty"`
+}
+
+func (h *billingHandler) credits(c echo.Context) error {
+	u := currentUser(c)
+	limit, _ := strconv.Atoi(c.QueryParam("limit"))
+	ctx := c.Request().Context()
+	items, next, err := h.ledger.List(ctx, u.ID, limit, c.QueryParam("cursor"))
+	if err != nil {
+		return err
+	}
+	balance, err := h.ledger.Balance(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	resp := creditsResponse{Balance: balance, NextCursor: next, Items: make([]movementView, 0, len(items))}
+	for _, m := range items {
+		resp.Items = append(resp.Items, movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind, JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt})
+	}
+	return c.JSON(http.StatusOK, resp)
+}
