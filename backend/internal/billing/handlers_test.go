@@ -160,6 +160,7 @@ func TestEverySyncEventReplayedTenTimes(t *testing.T) {
 		{"subscription.past_due", "past_due", "pro"}, // dunning keeps access
 		{"subscription.paused", "paused", "pro"},     // paused keeps the tier
 		{"subscription.resumed", "active", "pro"},
+		{"subscription.trialing", "trialing", "pro"},
 	} {
 		body := sub{eventID: "evt_" + tc.typ, eventType: tc.typ, status: tc.status, occurred: t0.Add(time.Duration(i+1) * time.Minute),
 			start: p1Start, end: p1End}.payload()
