@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,35 +12,23 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/jobs/jobstest"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// fakeMailer records the emails handlers enqueue.
-type fakeMailer struct {
-	mu   sync.Mutex
-	keys []string
-}
-
-func (f *fakeMailer) EnqueueEmailTx(_ context.Context, _ *gorm.DB, _, _, key string, _ any) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.keys = append(f.keys, key)
-	return nil
-}
-
 type env struct {
 	db       *gorm.DB
 	handlers map[string]webhook.Handler
-	mailer   *fakeMailer
+	mailer   *jobstest.Mailer
 }
 
 func setup(t *testing.T) *env {
 	t.Helper()
 	d := pgtest.New(t)
-	m := &fakeMailer{}
+	m := &jobstest.Mailer{}
 	svc := account.New(d.Gorm, credits.New(d.Gorm), m, account.Config{SignupCredits: 25, AppName: "Fabrica"},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return &env{db: d.Gorm, handlers: svc.ClerkHandlers(), mailer: m}
@@ -84,7 +71,7 @@ func TestUserCreatedGrantsAndWelcomesOnce(t *testing.T) {
 	e.apply(t, account.EventUserCreated, "user_a", "Ada@Example.com", 1000)
 	e.apply(t, account.EventUserCreated, "user_a", "ada@example.com", 1000) // a second event id for the same signup
 	require.Equal(t, userState{Email: "ada@example.com", Balance: 25}, e.user(t, "user_a"))
-	require.Equal(t, []string{"welcome/user_a"}, e.mailer.keys)
+	require.Equal(t, []string{"welcome/user_a"}, e.mailer.Keys())
 }
 
 func TestOlderSnapshotIsIgnored(t *testing.T) {
@@ -103,7 +90,7 @@ func TestUpdateBeforeCreateEndsTheSame(t *testing.T) {
 	require.Equal(t, userState{Email: "new@example.com"}, e.user(t, "user_c"), "an update for an unknown user creates it")
 	e.apply(t, account.EventUserCreated, "user_c", "old@example.com", 1000)
 	require.Equal(t, userState{Email: "new@example.com", Balance: 25}, e.user(t, "user_c"), "the older snapshot keeps the newer email; the grant still happens")
-	require.Equal(t, []string{"welcome/user_c"}, e.mailer.keys)
+	require.Equal(t, []string{"welcome/user_c"}, e.mailer.Keys())
 }
 
 func TestDeletedUserIsNeverResurrected(t *testing.T) {
@@ -119,7 +106,7 @@ func TestDeletedUserIsNeverResurrected(t *testing.T) {
 	e.apply(t, account.EventUserDeleted, "user_e", "", 2000)
 	e.apply(t, account.EventUserCreated, "user_e", "e@example.com", 1000)
 	require.Equal(t, userState{Deleted: true}, e.user(t, "user_e"))
-	require.Equal(t, []string{"welcome/user_d"}, e.mailer.keys)
+	require.Equal(t, []string{"welcome/user_d"}, e.mailer.Keys())
 }
 
 func TestMissingUserIDIsAHandlerError(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/jobs/jobstest"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
@@ -26,23 +26,11 @@ const (
 	checkoutSecret = "billing-test-checkout-secret-0123456789"
 )
 
-type fakeMailer struct {
-	mu   sync.Mutex
-	keys []string
-}
-
-func (f *fakeMailer) EnqueueEmailTx(_ context.Context, _ *gorm.DB, _, _, key string, _ any) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.keys = append(f.keys, key)
-	return nil
-}
-
 type fixture struct {
 	db       *gorm.DB
 	svc      *billing.Service
 	pipeline *webhook.Pipeline
-	mailer   *fakeMailer
+	mailer   *jobstest.Mailer
 	signer   *billing.CheckoutSigner
 }
 
@@ -53,7 +41,7 @@ func newFixture(t *testing.T, d *pgtest.DB, tiersYAML string) *fixture {
 		tiers, err = billing.ParseTiers([]byte(tiersYAML))
 	}
 	require.NoError(t, err)
-	f := &fixture{db: d.Gorm, mailer: &fakeMailer{}, signer: billing.NewCheckoutSigner(checkoutSecret)}
+	f := &fixture{db: d.Gorm, mailer: &jobstest.Mailer{}, signer: billing.NewCheckoutSigner(checkoutSecret)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f.svc = billing.New(d.Gorm, tiers, credits.New(d.Gorm), f.mailer, f.signer, billing.Config{AppName: "Fabrica"}, log)
 	sig, err := webhook.NewPaddleSignature([]string{webhookSecret}, 5*time.Minute)
@@ -147,7 +135,7 @@ func TestSubscriptionCreatedReplayedTenTimes(t *testing.T) {
 		f.mustDeliver(t, body)
 	}
 	require.Equal(t, state{Status: "active", Tier: "pro", UserTier: "pro", Grants: 1, Balance: 1000}, f.state(t))
-	require.Equal(t, []string{"subscription_started/sub_1"}, f.mailer.keys)
+	require.Equal(t, []string{"subscription_started/sub_1"}, f.mailer.Keys())
 }
 
 func TestEverySyncEventReplayedTenTimes(t *testing.T) {
@@ -183,7 +171,7 @@ func TestCanceledKeepsTierUntilPeriodEndThenExpires(t *testing.T) {
 		f.mustDeliver(t, canceled.payload())
 	}
 	require.Equal(t, "pro", f.state(t).UserTier, "access continues until the paid period ends")
-	require.Equal(t, []string{"subscription_started/sub_1", "subscription_canceled/sub_1"}, f.mailer.keys)
+	require.Equal(t, []string{"subscription_started/sub_1", "subscription_canceled/sub_1"}, f.mailer.Keys())
 
 	n, err := f.svc.ExpireCanceled(context.Background(), time.Now())
 	require.NoError(t, err)
