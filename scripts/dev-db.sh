@@ -13,7 +13,8 @@ data=${DEV_DB_DIR:-$root/.data/pg}
 url="postgres://postgres@127.0.0.1:$port/$dbname?sslmode=disable"
 
 as_owner() {
-  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  # From /: the postgres user may not be allowed into the caller's working directory.
+  if [ "$(id -u)" -eq 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 log() { echo "dev-db: $*" >&2; }
