@@ -5,6 +5,7 @@ package account
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -17,6 +18,12 @@ type Config struct {
 	SignupCredits int
 	AppName       string
 	DashboardURL  string
+	// DeletionGrace is how long a soft-deleted account can be restored by signing in again.
+	DeletionGrace time.Duration
+	// UnsubscribeSecret keys the HMAC of unsubscribe links (EMAIL_UNSUBSCRIBE_SECRET).
+	UnsubscribeSecret string
+	// PublicBaseURL prefixes links in emails.
+	PublicBaseURL string
 }
 
 // Mailer enqueues an email as a job inside the caller's transaction, so the email exists if and only if

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
@@ -107,6 +108,8 @@ func (a *App) wire() error {
 	ledger := credits.New(a.db)
 	accounts := account.New(a.db, ledger, queue, account.Config{
 		SignupCredits: tiers.Free().SignupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
+		DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
+		PublicBaseURL: cfg.PublicBaseURL,
 	}, a.log)
 	a.billing = billing.New(a.db, tiers, ledger, queue, billing.NewCheckoutSigner(cfg.CheckoutSigningSecret),
 		billing.Config{AppName: cfg.AppName}, a.log)
@@ -122,6 +125,9 @@ func (a *App) wire() error {
 	}
 	a.echo = httpapi.New(httpapi.Config{
 		Env:                 cfg.Env,
+		AdminEmails:         cfg.AdminEmails,
+		RateLimitPerMinute:  cfg.RateLimitPerMinute,
+		MetricsToken:        cfg.MetricsToken,
 		CORSOrigins:         cfg.CORSOrigins,
 		MaxBodyBytes:        cfg.HTTPMaxBodyBytes,
 		WebhookMaxBodyBytes: cfg.WebhookMaxBodyBytes,
@@ -134,6 +140,9 @@ func (a *App) wire() error {
 		Users:    accounts,
 		Billing:  a.billing,
 		Ledger:   ledger,
+		Accounts: accounts,
+		Credits:  ledger,
+		Admin:    admin.New(a.db),
 	})
 	return nil
 }

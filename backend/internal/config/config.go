@@ -71,6 +71,17 @@ type Config struct {
 	EmailUnsubscribeSecret string
 	AdminEmails            []string
 	PublicBaseURL          string
+
+	// AccountDeletionGrace is how long a soft-deleted account can be restored before the daily job erases it.
+	AccountDeletionGrace time.Duration
+	// CreditsOrphanAfter is when a deduct with neither completion nor failure is refunded by the reconciler.
+	CreditsOrphanAfter time.Duration
+	// WebhookArchiveRetention bounds webhook_events; processed_webhook_events is kept forever.
+	WebhookArchiveRetention time.Duration
+	// RateLimitPerMinute is each user's API budget (429 with Retry-After beyond); 0 disables it.
+	RateLimitPerMinute int
+	// MetricsToken, when set, is required as a bearer token on /metrics.
+	MetricsToken string
 }
 
 // Deployed reports whether the environment is staging or production, where the boot guard applies.
@@ -156,6 +167,12 @@ func build(v *viper.Viper) (Config, error) {
 		EmailUnsubscribeSecret: p.str("EMAIL_UNSUBSCRIBE_SECRET"),
 		AdminEmails:            lower(p.list("ADMIN_EMAILS")),
 		PublicBaseURL:          strings.TrimRight(p.str("PUBLIC_BASE_URL"), "/"),
+
+		AccountDeletionGrace:    p.duration("ACCOUNT_DELETION_GRACE"),
+		CreditsOrphanAfter:      p.duration("CREDITS_ORPHAN_AFTER"),
+		WebhookArchiveRetention: p.duration("WEBHOOK_ARCHIVE_RETENTION"),
+		RateLimitPerMinute:      p.integer("RATE_LIMIT_PER_MINUTE"),
+		MetricsToken:            p.str("METRICS_TOKEN"),
 	}
 	return c, p.err
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/session"
 )
@@ -15,9 +16,9 @@ type SessionVerifier interface {
 	FromHeader(ctx context.Context, authorization string) (session.Claims, error)
 }
 
-// UserEnsurer finds (or lazily creates) the user of a verified session.
-type UserEnsurer interface {
-	EnsureUser(ctx context.Context, clerkUserID, email string) (models.User, error)
+// Authenticator finds (or lazily creates, or restores) the user of a verified session.
+type Authenticator interface {
+	Authenticate(ctx context.Context, id account.Identity) (models.User, error)
 }
 
 // ctxKey values of the echo.Context.
@@ -28,7 +29,7 @@ const (
 
 // requireUser authenticates the request with a Clerk session JWT and loads its user. Missing or invalid
 // token: 401; a deleted account: 410 (account.ErrDeleted in the error map).
-func requireUser(v SessionVerifier, users UserEnsurer) echo.MiddlewareFunc {
+func requireUser(v SessionVerifier, users Authenticator) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			ctx := c.Request().Context()
@@ -36,7 +37,7 @@ func requireUser(v SessionVerifier, users UserEnsurer) echo.MiddlewareFunc {
 			if err != nil {
 				return err
 			}
-			u, err := users.EnsureUser(ctx, claims.UserID, claims.Email)
+			u, err := users.Authenticate(ctx, account.Identity{ClerkUserID: claims.UserID, Email: claims.Email, AuthTime: claims.AuthTime})
 			if err != nil {
 				return err
 			}

@@ -5,18 +5,28 @@ package httpapi
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 // Config is what the HTTP layer needs from the service configuration.
 type Config struct {
-	Env          string
+	Env string
+	// AdminEmails (lower-case) may use /api/v1/admin.
+	AdminEmails []string
+	// RateLimitPerMinute is each user's API budget; 0 disables the limiter.
+	RateLimitPerMinute int
+	// MetricsToken, when set, is required as a bearer token on /metrics.
+	MetricsToken string
 	CORSOrigins  []string
 	MaxBodyBytes int64
 	// WebhookMaxBodyBytes bounds a webhook's raw body (413 beyond).
@@ -33,9 +43,14 @@ type Deps struct {
 	Now      func() time.Time
 	Webhooks WebhookIngester
 	Sessions SessionVerifier
-	Users    UserEnsurer
+	Users    Authenticator
 	Billing  *billing.Service
 	Ledger   Ledger
+	Accounts *account.Service
+	Credits  *credits.Service
+	Admin    *admin.Service
+	// Metrics serves /metrics (nil: no route).
+	Metrics http.Handler
 }
 
 // New builds the Echo instance with every route the service serves.
@@ -76,7 +91,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	// Everything under /api/v1 is bounded by HTTP_MAX_BODY_BYTES (413 beyond). Webhook routes read their
 	// raw body with their own bound, since they must verify the exact bytes before parsing.
 	api := e.Group("/api/v1", middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)))
-	authed := api.Group("", requireUser(deps.Sessions, deps.Users))
+	authed := api.Group("", requireUser(deps.Sessions, deps.Users), rateLimit(cfg.RateLimitPerMinute))
 
 	b := &billingHandler{billing: deps.Billing, ledger: deps.Ledger}
 	authed.POST("/billing/checkout", b.checkout)
@@ -86,5 +101,34 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	authed.POST("/billing/subscription/resume", b.resume)
 	authed.POST("/billing/portal", b.portal)
 	authed.GET("/billing/credits", b.credits)
+
+	a := &accountHandler{accounts: deps.Accounts}
+	authed.GET("/account/me", a.me)
+	authed.PATCH("/account/me", a.updateMe)
+	authed.DELETE("/account/me", a.deleteMe)
+	authed.GET("/account/me/export", a.export)
+	authed.POST("/account/me/consent", a.consent)
+	// Public: the HMAC token in the query is the authentication (RFC 8058 one-click needs POST too).
+	api.GET("/email/unsubscribe", a.unsubscribe)
+	api.POST("/email/unsubscribe", a.unsubscribe)
+
+	cr := &creditsHandler{credits: deps.Credits}
+	authed.POST("/credits/spend", cr.spend)
+	authed.POST("/credits/jobs/:job_id/complete", cr.complete)
+	authed.POST("/credits/jobs/:job_id/fail", cr.fail)
+
+	ad := &adminHandler{admin: deps.Admin, emails: cfg.AdminEmails}
+	admins := authed.Group("/admin", ad.requireAdmin)
+	admins.GET("/users", ad.users)
+	admins.GET("/users/:id", ad.user)
+	admins.GET("/audit", ad.audit)
+	admins.GET("/webhook-events", ad.webhookEvents)
+	admins.GET("/webhook-events/:id", ad.webhookEvent)
+	admins.POST("/webhook-events/:id/replay", ad.replay)
+	admins.GET("/stats", ad.stats)
+
+	if deps.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(deps.Metrics), bearerToken(cfg.MetricsToken))
+	}
 	return e
 }

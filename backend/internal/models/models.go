@@ -37,7 +37,8 @@ type WebhookEvent struct {
 	Signature        *string
 	ProcessingStatus string
 	ErrorMessage     *string
-	CreatedAt        time.Time `gorm:"default:now()"`
+	ReplayOf         *uuid.UUID `gorm:"type:uuid"`
+	CreatedAt        time.Time  `gorm:"default:now()"`
 }
 
 // User is an account, keyed by its Clerk id.
@@ -50,6 +51,8 @@ type User struct {
 	MarketingConsentAt     *time.Time
 	MarketingConsentSource *string
 	ClerkSyncedAt          *time.Time
+	DisplayName            *string
+	Locale                 *string
 	DeletedAt              *time.Time
 	CreatedAt              time.Time
 	UpdatedAt              time.Time
