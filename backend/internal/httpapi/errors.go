@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"slices"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -52,7 +53,11 @@ type sentinel struct {
 	message string
 }
 
-var errorMap = []sentinel{
+// errorMap is the one table from domain sentinels to responses: the core entries below, then one table per
+// API area, each declared beside its handlers.
+var errorMap = slices.Concat(coreErrors, accountErrors, creditsAPIErrors, adminErrors)
+
+var coreErrors = []sentinel{
 	// Webhooks: every signature failure is a 401 and writes nothing; providers retry non-2xx, which heals a
 	// secret rotated on their side before ours.
 	{webhook.ErrMissingSignature, http.StatusUnauthorized, "invalid_signature", "missing webhook signature"},

@@ -21,3 +21,5 @@ func (h *accountHandler) deleteMe(echo.Context) error    { return errNotImplemen
 func (h *accountHandler) export(echo.Context) error      { return errNotImplemented }
 func (h *accountHandler) consent(echo.Context) error     { return errNotImplemented }
 func (h *accountHandler) unsubscribe(echo.Context) error { return errNotImplemented }
+
+var accountErrors []sentinel

@@ -21,3 +21,5 @@ func (h *adminHandler) webhookEvents(echo.Context) error { return errNotImplemen
 func (h *adminHandler) webhookEvent(echo.Context) error  { return errNotImplemented }
 func (h *adminHandler) replay(echo.Context) error        { return errNotImplemented }
 func (h *adminHandler) stats(echo.Context) error         { return errNotImplemented }
+
+var adminErrors []sentinel

@@ -13,3 +13,5 @@ type creditsHandler struct {
 func (h *creditsHandler) spend(echo.Context) error    { return errNotImplemented }
 func (h *creditsHandler) complete(echo.Context) error { return errNotImplemented }
 func (h *creditsHandler) fail(echo.Context) error     { return errNotImplemented }
+
+var creditsAPIErrors []sentinel
