@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"errors"
-	"slices"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
