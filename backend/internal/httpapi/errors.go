@@ -67,6 +67,8 @@ var coreErrors = []sentinel{
 	{webhook.ErrMalformed, http.StatusBadRequest, "malformed_payload", "webhook payload cannot be read"},
 	{webhook.ErrHandlerFailed, http.StatusInternalServerError, "handler_failed", "webhook handler failed; it will be retried"},
 	{webhook.ErrUnknownProvider, http.StatusNotFound, "not_found", "unknown webhook provider"},
+	{webhook.ErrNotReplayable, http.StatusConflict, "not_replayable", "this delivery was processed; there is nothing to replay"},
+	{webhook.ErrMalformedArchive, http.StatusConflict, "not_replayable", "this delivery was never readable; resend it from the provider"},
 
 	{credits.ErrInsufficient, http.StatusPaymentRequired, "insufficient_credits", "not enough credits"},
 	{credits.ErrInvalidAmount, http.StatusUnprocessableEntity, "validation_failed", "amount must be a positive integer"},

@@ -5,15 +5,17 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
-// WebhookIngester is the webhook pipeline as the HTTP layer uses it.
+// WebhookIngester is the webhook pipeline as the HTTP layer uses it: deliveries, and admin replays.
 type WebhookIngester interface {
 	Ingest(ctx context.Context, provider string, h http.Header, body []byte) (webhook.Result, error)
+	Replay(ctx context.Context, archiveID uuid.UUID) (webhook.Result, error)
 }
 
 type webhookHandler struct {

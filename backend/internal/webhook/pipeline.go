@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
@@ -68,14 +69,14 @@ func (p *Pipeline) Ingest(ctx context.Context, provider string, h http.Header, b
 	if err != nil {
 		return p.archiveMalformed(ctx, prov, env, body, sig, err)
 	}
-	return p.process(ctx, prov, Event{Provider: prov.Name, ID: env.ID, Type: env.Type, Payload: body}, sig)
+	return p.process(ctx, prov, Event{Provider: prov.Name, ID: env.ID, Type: env.Type, Payload: body}, sig, nil)
 }
 
 // process is the one transaction of a delivery. The claim and the handler's effects share a savepoint, so
 // a failing handler undoes both while the archive row recording the failure still commits. The archive
 // row is written last, with its final status, which saves an UPDATE per delivery; inside one transaction
 // the order is invisible to everyone else.
-func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig string) (Result, error) {
+func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig string, replayOf *uuid.UUID) (Result, error) {
 	start := time.Now()
 	res := Result{EventID: ev.ID}
 	var handlerErr error
@@ -107,7 +108,7 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig st
 				return err
 			}
 		}
-		return archive(tx, ev, sig, res.Status, errMsg)
+		return archive(tx, ev, sig, res.Status, errMsg, replayOf)
 	})
 	p.logDelivery(ctx, ev, res.Status, start, firstErr(err, handlerErr))
 	switch {
@@ -155,15 +156,15 @@ func auditFailure(ctx context.Context, tx *gorm.DB, ev Event, msg string) error 
 	})
 }
 
-func archive(tx *gorm.DB, ev Event, sig, status string, errMsg *string) error {
+func archive(tx *gorm.DB, ev Event, sig, status string, errMsg *string, replayOf *uuid.UUID) error {
 	var sigPtr *string
 	if sig != "" {
 		sigPtr = &sig
 	}
 	err := tx.Exec(`INSERT INTO webhook_events
-		(provider, event_id, event_type, payload, signature, processing_status, error_message)
-		VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?, ?)`,
-		ev.Provider, ev.ID, ev.Type, string(ev.Payload), sigPtr, status, errMsg).Error
+		(provider, event_id, event_type, payload, signature, processing_status, error_message, replay_of)
+		VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?)`,
+		ev.Provider, ev.ID, ev.Type, string(ev.Payload), sigPtr, status, errMsg, replayOf).Error
 	if err != nil {
 		return fmt.Errorf("archive delivery: %w", err)
 	}
@@ -176,7 +177,7 @@ func (p *Pipeline) archiveMalformed(ctx context.Context, prov *Provider, env Env
 	payload, _ := json.Marshal(sanitize(string(body), len(body)))
 	ev := Event{Provider: prov.Name, ID: sanitize(env.ID, maxEventIDLen), Type: sanitize(env.Type, maxEventTypeLen), Payload: payload}
 	msg := cause.Error()
-	if err := archive(p.db.WithContext(ctx), ev, sig, models.StatusFailed, &msg); err != nil {
+	if err := archive(p.db.WithContext(ctx), ev, sig, models.StatusFailed, &msg, nil); err != nil {
 		return Result{}, fmt.Errorf("ingest %s: %w", prov.Name, err)
 	}
 	p.logDelivery(ctx, ev, models.StatusFailed, time.Now(), cause)

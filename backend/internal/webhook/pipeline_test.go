@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
@@ -273,4 +275,42 @@ func TestCancelledDeliveryCommitsNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, models.StatusProcessed, res.Status)
 	require.Equal(t, counts{effects: 1, claims: 1, processed: 1}, f.counts(t))
+}
+
+func (f *fixture) archiveID(t *testing.T, status string) uuid.UUID {
+	t.Helper()
+	var id uuid.UUID
+	require.NoError(t, f.db.Raw(`SELECT id FROM webhook_events WHERE processing_status = ? ORDER BY created_at LIMIT 1`, status).Row().Scan(&id))
+	return id
+}
+
+func TestReplayFailedDeliveryProcessesOnceAndProcessedIsRefused(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.behave = func(_ context.Context, n int64) error {
+		if n == 1 {
+			return errors.New("transient")
+		}
+		return nil
+	}
+	_, err := f.ingest(context.Background(), "evt_replay", "effect.happened")
+	require.ErrorIs(t, err, webhook.ErrHandlerFailed)
+	failed := f.archiveID(t, models.StatusFailed)
+
+	res, err := f.pipeline.Replay(context.Background(), failed)
+	require.NoError(t, err)
+	require.Equal(t, models.StatusProcessed, res.Status)
+	res, err = f.pipeline.Replay(context.Background(), failed)
+	require.NoError(t, err)
+	require.Equal(t, models.StatusSkipped, res.Status, "the claim makes a second replay a no-op")
+	require.Equal(t, counts{effects: 1, claims: 1, processed: 1, skipped: 1, failed: 1}, f.counts(t))
+
+	var linked int
+	require.NoError(t, f.db.Raw(`SELECT count(*) FROM webhook_events WHERE replay_of = ?`, failed).Scan(&linked).Error)
+	require.Equal(t, 2, linked)
+
+	_, err = f.pipeline.Replay(context.Background(), f.archiveID(t, models.StatusProcessed))
+	require.ErrorIs(t, err, webhook.ErrNotReplayable)
+	_, err = f.pipeline.Replay(context.Background(), uuid.New())
+	require.ErrorIs(t, err, db.ErrNotFound)
 }
