@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,8 +24,14 @@ type RunnerConfig struct {
 // Runner works jobs: a River client on its own pgx pool (River needs pgx for LISTEN/NOTIFY and its
 // fetch loop; the web pool stays GORM's).
 type Runner struct {
-	client *river.Client[pgx.Tx]
-	pool   *pgxpool.Pool
+	client        *river.Client[pgx.Tx]
+	pool          *pgxpool.Pool
+	stopObserving func()
+}
+
+// Observer hears each job attempt's outcome (metrics).
+type Observer interface {
+	JobFinished(kind, outcome string)
 }
 
 // NewRunner builds a runner for workers and periodic jobs. Several runners (web and worker processes, or
@@ -60,6 +67,18 @@ func NewRunner(ctx context.Context, cfg RunnerConfig, log *slog.Logger, workers 
 	return &Runner{client: client, pool: pool}, nil
 }
 
+// Observe forwards job outcomes to o until Stop. Call it before Start.
+func (r *Runner) Observe(o Observer) {
+	events, cancel := r.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed,
+		river.EventKindJobCancelled, river.EventKindJobSnoozed)
+	r.stopObserving = cancel
+	go func() {
+		for ev := range events {
+			o.JobFinished(ev.Job.Kind, strings.TrimPrefix(string(ev.Kind), "job_"))
+		}
+	}()
+}
+
 // Start begins fetching and working jobs in the background.
 func (r *Runner) Start(ctx context.Context) error {
 	if err := r.client.Start(ctx); err != nil {
@@ -74,6 +93,9 @@ func (r *Runner) Stop(ctx context.Context) error {
 	err := r.client.Stop(ctx)
 	if err != nil {
 		err = r.client.StopAndCancel(context.WithoutCancel(ctx))
+	}
+	if r.stopObserving != nil {
+		r.stopObserving()
 	}
 	r.pool.Close()
 	if err != nil {

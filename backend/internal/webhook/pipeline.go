@@ -40,7 +40,17 @@ type Pipeline struct {
 	log       *slog.Logger
 	now       func() time.Time
 	providers map[string]*Provider
+	observer  Observer
 }
+
+// Observer hears every delivery's outcome once its transaction has ended (metrics). Outcomes are the
+// archive statuses, "unauthorized" for a failed signature and "error" for a transaction that failed.
+type Observer interface {
+	Delivery(provider, eventType, outcome string, took time.Duration)
+}
+
+// Observe sets the observer.
+func (p *Pipeline) Observe(o Observer) { p.observer = o }
 
 // New builds a pipeline. now is the clock signatures are checked against (time.Now in production).
 func New(db *gorm.DB, log *slog.Logger, now func() time.Time, providers ...*Provider) *Pipeline {
@@ -59,6 +69,7 @@ func (p *Pipeline) Ingest(ctx context.Context, provider string, h http.Header, b
 		return Result{}, ErrUnknownProvider
 	}
 	if err := prov.Verifier.Verify(h, body, p.now()); err != nil {
+		p.observe(prov.Name, "", "unauthorized", 0)
 		return Result{}, err
 	}
 	sig := h.Get(prov.SignatureHeader)
@@ -110,7 +121,11 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig st
 		}
 		return archive(tx, ev, sig, res.Status, errMsg, replayOf)
 	})
-	p.logDelivery(ctx, ev, res.Status, start, firstErr(err, handlerErr))
+	outcome := res.Status
+	if err != nil {
+		outcome = "" // nothing committed: the observer hears "error", not what the handler was about to do
+	}
+	p.logDelivery(ctx, ev, outcome, start, firstErr(err, handlerErr))
 	switch {
 	case err != nil:
 		// The transaction itself failed (connection lost, request cancelled): nothing committed, not even
@@ -198,6 +213,16 @@ func (p *Pipeline) logDelivery(ctx context.Context, ev Event, status string, sta
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	p.log.LogAttrs(ctx, level, "webhook delivery", attrs...)
+	if status == "" {
+		status = "error"
+	}
+	p.observe(ev.Provider, ev.Type, status, time.Since(start))
+}
+
+func (p *Pipeline) observe(provider, eventType, outcome string, took time.Duration) {
+	if p.observer != nil {
+		p.observer.Delivery(provider, eventType, outcome, took)
+	}
 }
 
 func firstErr(errs ...error) error {

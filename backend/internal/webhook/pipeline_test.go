@@ -314,3 +314,26 @@ func TestReplayFailedDeliveryProcessesOnceAndProcessedIsRefused(t *testing.T) {
 	_, err = f.pipeline.Replay(context.Background(), uuid.New())
 	require.ErrorIs(t, err, db.ErrNotFound)
 }
+
+func TestPurgeRemovesOnlyOldArchiveRowsAndNeverClaims(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for i := range 7 {
+		_, err := f.ingest(context.Background(), fmt.Sprintf("evt_%d", i), "effect.happened")
+		require.NoError(t, err)
+	}
+	// Age five of them past the retention window.
+	require.NoError(t, f.db.Exec(`UPDATE webhook_events SET created_at = now() - interval '100 days'
+		WHERE event_id IN ('evt_0', 'evt_1', 'evt_2', 'evt_3', 'evt_4')`).Error)
+	n, err := webhook.PurgeArchive(context.Background(), f.db, time.Now().Add(-90*24*time.Hour), 2)
+	require.NoError(t, err)
+	require.Equal(t, 5, n, "in batches of 2 until done")
+	c := f.counts(t)
+	require.Equal(t, int64(2), c.processed, "recent rows stay")
+	require.Equal(t, int64(7), c.claims, "dedup claims are never purged")
+
+	// A replay of a purged event is still recognised as a duplicate.
+	res, err := f.ingest(context.Background(), "evt_0", "effect.happened")
+	require.NoError(t, err)
+	require.Equal(t, models.StatusSkipped, res.Status)
+}
