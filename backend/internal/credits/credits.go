@@ -6,6 +6,7 @@ package credits
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,7 +28,7 @@ const (
 var (
 	// ErrInsufficient means the balance is below the amount of a deduct; nothing was written.
 	ErrInsufficient = errors.New("insufficient credits")
-	// ErrInvalidAmount means a grant or deduct amount was zero or negative.
+	// ErrInvalidAmount means a grant or deduct amount was zero, negative or beyond the INTEGER column.
 	ErrInvalidAmount = errors.New("credit amount must be positive")
 	// ErrInvalidJobID means the job id was empty. An empty id would be a shared idempotency key, so a
 	// second unrelated operation would silently return the first one's row.
@@ -92,7 +93,7 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 
 // validate rejects what the database would either refuse mid-transaction or accept wrongly.
 func validate(amount int, jobID string) error {
-	if amount <= 0 {
+	if amount <= 0 || amount > math.MaxInt32 {
 		return ErrInvalidAmount
 	}
 	if jobID == "" {

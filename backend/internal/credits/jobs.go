@@ -1,0 +1,184 @@
+package credits
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+)
+
+// ErrJobFinished means the job already has the other outcome: completing a job that failed (or whose
+// credits were already returned), or failing a job that completed.
+var ErrJobFinished = errors.New("job already finished with another outcome")
+
+// Audit actions of the job lifecycle, one row per state change and none for a repeat.
+const (
+	ActionSpent        = "credits.spent"
+	ActionJobCompleted = "credits.job_completed"
+	ActionJobFailed    = "credits.job_failed"
+	ActionReconciled   = "credits.reconciled"
+)
+
+// auditResource is the audit resource_type of job lifecycle rows; resource_id is the job id.
+const auditResource = "credit_job"
+
+// Actor is the user asking for a ledger change, as the audit trail records them.
+type Actor struct {
+	UserID      uuid.UUID
+	ClerkUserID string
+	IP          string
+}
+
+func (a Actor) audit(ctx context.Context, tx *gorm.DB, action, jobID string, details map[string]any) error {
+	return audit.Write(ctx, tx, audit.Entry{Actor: "user:" + a.ClerkUserID, Action: action, UserID: &a.UserID,
+		ResourceType: auditResource, ResourceID: jobID, Details: details, IP: a.IP})
+}
+
+// Spend is Deduct for one unit of the actor's work, with its audit row and the balance after it, all in
+// one transaction. A repeated jobID returns the original deduct with created=false and writes nothing.
+func (s *Service) Spend(ctx context.Context, a Actor, amount int, jobID, reason string) (m Movement, bal int, created bool, err error) {
+	if err := validate(amount, jobID); err != nil {
+		return Movement{}, 0, false, wrap("spend credits", err)
+	}
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
+		var err error
+		if m, created, err = deductTx(tx, a.UserID, amount, jobID, reason); err != nil {
+			return err
+		}
+		// The reason is the client's free text: it stays on the ledger row, out of the audit trail.
+		if created {
+			if err := a.audit(ctx, tx, ActionSpent, jobID, map[string]any{"movement_id": m.ID, "amount": amount}); err != nil {
+				return err
+			}
+		}
+		// Still under the user lock, so this is exactly the balance the deduct left.
+		bal, err = balance(tx, a.UserID)
+		return err
+	})
+	if err != nil {
+		return Movement{}, 0, false, wrap("spend credits", err)
+	}
+	return m, bal, created, nil
+}
+
+// CompleteJob records that the actor's job finished. created is false when it was already completed.
+// ErrNoDeduct when the actor has no deduct for jobID (another user's job looks the same); ErrJobFinished
+// when the job failed or its credits were returned.
+func (s *Service) CompleteJob(ctx context.Context, a Actor, jobID string) (created bool, err error) {
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
+		j, err := lockJob(tx, a.UserID, jobID)
+		switch {
+		case err != nil:
+			return err
+		case j.completed:
+			return nil
+		case j.failed || j.refunded:
+			return ErrJobFinished
+		}
+		if _, created, err = insertOnce(tx, a.UserID, 0, KindTaskCompleted, jobID, ""); err != nil || !created {
+			return err
+		}
+		return a.audit(ctx, tx, ActionJobCompleted, jobID, map[string]any{"deduct_id": j.deduct.ID})
+	})
+	if err != nil {
+		return false, wrap("complete job", err)
+	}
+	return created, nil
+}
+
+// FailJob records that the actor's job failed and returns its credits, both once. It returns the refund
+// (the reconciler's, if that came first) and the balance after it; created is false on a repeat.
+// ErrNoDeduct and ErrJobFinished as for CompleteJob, the latter when the job already completed.
+func (s *Service) FailJob(ctx context.Context, a Actor, jobID, reason string) (refund Movement, bal int, created bool, err error) {
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
+		j, err := lockJob(tx, a.UserID, jobID)
+		if err != nil {
+			return err
+		}
+		if j.completed {
+			return ErrJobFinished
+		}
+		refund = j.refund
+		if !j.refunded {
+			if refund, err = mustRefund(tx, a.UserID, jobID, reason); err != nil {
+				return err
+			}
+		}
+		if !j.failed {
+			if _, created, err = insertOnce(tx, a.UserID, 0, KindTaskFailed, jobID, reason); err != nil {
+				return err
+			}
+		}
+		created = created || !j.refunded
+		if created {
+			details := map[string]any{"refund_id": refund.ID, "refund_kind": refund.Kind, "amount": refund.Delta}
+			if err := a.audit(ctx, tx, ActionJobFailed, jobID, details); err != nil {
+				return err
+			}
+		}
+		bal, err = balance(tx, a.UserID)
+		return err
+	})
+	if err != nil {
+		return Movement{}, 0, false, wrap("fail job", err)
+	}
+	return refund, bal, created, nil
+}
+
+// job is what the ledger holds about one of a user's jobs.
+type job struct {
+	deduct, refund              Movement
+	completed, failed, refunded bool
+}
+
+// lockJob takes the user lock, then reads the user's rows for jobID. The lock is the one Deduct, Refund,
+// MarkFailed and the reconciler take, so the state read here cannot change before this transaction ends.
+// Only the user's own rows are read: another user's job is indistinguishable from no job (ErrNoDeduct).
+func lockJob(tx *gorm.DB, userID uuid.UUID, jobID string) (job, error) {
+	if jobID == "" {
+		return job{}, ErrInvalidJobID
+	}
+	if err := lockUser(tx, userID); err != nil {
+		return job{}, err
+	}
+	var rows []Movement
+	err := tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE job_id = ? AND user_id = ?`, jobID, userID).Scan(&rows).Error
+	if err != nil {
+		return job{}, translate(tx, err)
+	}
+	var j job
+	found := false
+	for _, m := range rows {
+		switch m.Kind {
+		case KindDeduct:
+			j.deduct, found = m, true
+		case KindTaskCompleted:
+			j.completed = true
+		case KindTaskFailed:
+			j.failed = true
+		case KindRefund, KindReconcilerRefund:
+			j.refund, j.refunded = m, true
+		}
+	}
+	if !found {
+		return job{}, ErrNoDeduct
+	}
+	return j, nil
+}
+
+// mustRefund inserts the refund of a deduct that lockJob showed to be the user's and not yet refunded.
+func mustRefund(tx *gorm.DB, userID uuid.UUID, jobID, reason string) (Movement, error) {
+	m, ok, err := scanOne(tx.Raw(refundSQL, reason, jobID, userID))
+	if err != nil {
+		return Movement{}, err
+	}
+	if !ok {
+		// Only a row outside the user lock's protection (another user's refund on this job id) gets here.
+		return Movement{}, fmt.Errorf("refund of job %q conflicted: %w", jobID, ErrJobConflict)
+	}
+	return m, nil
+}

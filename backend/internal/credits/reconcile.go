@@ -1,0 +1,123 @@
+package credits
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
+)
+
+// Reconciler defaults: a deduct with no outcome after DefaultOrphanAfter (CREDITS_ORPHAN_AFTER) is an
+// orphan, and one pass refunds at most DefaultReconcileLimit of them.
+const (
+	DefaultOrphanAfter    = 5 * time.Minute
+	DefaultReconcileLimit = 200
+)
+
+// ActorReconciler is the audit actor of reconciler refunds.
+const ActorReconciler = "system:reconciler"
+
+// lifecycleKinds are the rows that end a deduct's life: once a job has one, the reconciler leaves it alone.
+const lifecycleKinds = `('task_completed', 'task_failed', 'refund', 'reconciler_refund')`
+
+// orphansSQL walks the partial index ix_credit_transactions_deduct_created_at oldest first; the
+// NOT EXISTS probes use the (job_id, kind) unique index.
+const orphansSQL = `SELECT ` + columns + ` FROM credit_transactions d
+ WHERE d.kind = 'deduct' AND d.created_at <= ?
+   AND NOT EXISTS (SELECT 1 FROM credit_transactions l WHERE l.job_id = d.job_id AND l.kind IN ` + lifecycleKinds + `)
+ ORDER BY d.created_at LIMIT ?`
+
+// reconcileSQL is the re-check and the refund in one statement. It runs after lockUser, so its snapshot
+// includes every lifecycle row committed by an earlier holder of the lock (MarkFailed, FailJob, another
+// reconciler). ON CONFLICT covers a reconciler_refund written by a path that did not take the lock.
+const reconcileSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
+SELECT ?::uuid, ?::integer, 'reconciler_refund', ?::text, 'orphaned deduct'
+ WHERE NOT EXISTS (SELECT 1 FROM credit_transactions l WHERE l.job_id = ? AND l.kind IN ` + lifecycleKinds + `)` + onConflict
+
+// ReconcileResult counts one ReconcileOrphans pass. Scanned is at least Refunded + SkippedLifecycle; the
+// difference is candidates whose user was deleted meanwhile, or that failed (see the returned error).
+type ReconcileResult struct {
+	// Scanned is how many orphan candidates the scan returned.
+	Scanned int
+	// Refunded is how many reconciler_refund rows this pass inserted.
+	Refunded int
+	// SkippedLifecycle is how many candidates had gained a lifecycle row (a completion, failure or refund,
+	// or another reconciler's refund) by the time this pass held their user's lock.
+	SkippedLifecycle int
+}
+
+var errBadOrphanAge = errors.New("orphan age must be positive")
+
+// ReconcileOrphans refunds, oldest first and at most limit (<= 0: DefaultReconcileLimit), the deducts
+// created at or before now-olderThan that have no completion, failure or refund. Each refund is its own
+// short transaction with a credits.reconciled audit row. It is safe to run from several instances at
+// once, and against MarkFailed/FailJob: every job is refunded exactly once.
+func (s *Service) ReconcileOrphans(ctx context.Context, olderThan time.Duration, now time.Time, limit int) (ReconcileResult, error) {
+	const op = "reconcile orphan credits"
+	if olderThan <= 0 {
+		// Zero would refund every job still running.
+		return ReconcileResult{}, wrap(op, errBadOrphanAge)
+	}
+	if limit <= 0 {
+		limit = DefaultReconcileLimit
+	}
+	var candidates []Movement
+	q := s.db.WithContext(ctx)
+	if err := q.Raw(orphansSQL, now.Add(-olderThan), limit).Scan(&candidates).Error; err != nil {
+		return ReconcileResult{}, wrap(op, translate(q, err))
+	}
+	res := ReconcileResult{Scanned: len(candidates)}
+	var errs []error
+	for _, d := range candidates {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		refunded, err := s.reconcileOne(ctx, d)
+		switch {
+		case errors.Is(err, db.ErrNotFound):
+			// The user was deleted after the scan; the deduct went with it.
+		case err != nil:
+			// Keep going: one bad candidate must not hold back every younger orphan, pass after pass.
+			errs = append(errs, fmt.Errorf("job %q: %w", d.JobID, err))
+		case refunded:
+			res.Refunded++
+		default:
+			res.SkippedLifecycle++
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return res, wrap(op, err)
+	}
+	return res, nil
+}
+
+// reconcileOne refunds the deduct d unless a lifecycle row for its job exists by the time the user lock
+// is held; refunded reports whether this call inserted the refund.
+func (s *Service) reconcileOne(ctx context.Context, d Movement) (refunded bool, err error) {
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
+		// The scan ran without locks, so its verdict may be stale. The user lock queues us behind any
+		// MarkFailed/FailJob or reconciler working on this user; the insert's NOT EXISTS then sees their
+		// rows. Without the lock a failure and this refund could both commit: different kinds, no conflict.
+		if err := lockUser(tx, d.UserID); err != nil {
+			return err
+		}
+		m, ok, err := scanOne(tx.Raw(reconcileSQL, d.UserID, -d.Delta, d.JobID, d.JobID))
+		if err != nil || !ok {
+			return err
+		}
+		refunded = true
+		return audit.Write(ctx, tx, audit.Entry{Actor: ActorReconciler, Action: ActionReconciled, UserID: &d.UserID,
+			ResourceType: auditResource, ResourceID: d.JobID,
+			Details: map[string]any{"deduct_id": d.ID, "refund_id": m.ID, "amount": m.Delta}})
+	})
+	if err != nil {
+		return false, err
+	}
+	return refunded, nil
+}

@@ -1,0 +1,149 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+)
+
+// creditsHandler serves metered work: a client spends credits for a job before doing it, then reports the
+// job completed or failed. A failure refunds; a job never reported is refunded by the orphan reconciler.
+type creditsHandler struct {
+	credits *credits.Service
+}
+
+// creditsAPIErrors: a job has one outcome. Completing a failed (or already refunded) job, or failing a
+// completed one, is a 409 rather than a silent no-op, so a client bug that reports both shows up.
+var creditsAPIErrors = []sentinel{
+	{credits.ErrJobFinished, http.StatusConflict, "job_finished", "the job already finished with the other outcome"},
+}
+
+// Column widths of credit_transactions; longer values would fail in Postgres as a 500.
+const (
+	maxJobIDLen  = 128
+	maxReasonLen = 255
+)
+
+type spendRequest struct {
+	Amount int    `json:"amount"`
+	JobID  string `json:"job_id"`
+	Reason string `json:"reason"`
+}
+
+type spendResponse struct {
+	Movement   movementView `json:"movement"`
+	Balance    int          `json:"balance"`
+	Idempotent bool         `json:"idempotent"`
+}
+
+type failRequest struct {
+	Reason string `json:"reason"`
+}
+
+type completeResponse struct {
+	JobID      string `json:"job_id"`
+	Status     string `json:"status"`
+	Idempotent bool   `json:"idempotent"`
+}
+
+type failResponse struct {
+	JobID      string       `json:"job_id"`
+	Status     string       `json:"status"`
+	Refund     movementView `json:"refund"`
+	Balance    int          `json:"balance"`
+	Idempotent bool         `json:"idempotent"`
+}
+
+func toMovementView(m credits.Movement) movementView {
+	return movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind, JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt}
+}
+
+func creditsActor(c echo.Context) credits.Actor {
+	u := currentUser(c)
+	return credits.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, IP: c.RealIP()}
+}
+
+// spend answers 201 for a new deduct and 200 (idempotent) for a repeated job_id, which charges nothing.
+func (h *creditsHandler) spend(c echo.Context) error {
+	var req spendRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if err := checkText("job_id", req.JobID, maxJobIDLen); err != nil {
+		return err
+	}
+	if err := checkText("reason", req.Reason, maxReasonLen); err != nil {
+		return err
+	}
+	m, balance, created, err := h.credits.Spend(c.Request().Context(), creditsActor(c), req.Amount, req.JobID, req.Reason)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return c.JSON(status, spendResponse{Movement: toMovementView(m), Balance: balance, Idempotent: !created})
+}
+
+func (h *creditsHandler) complete(c echo.Context) error {
+	jobID, err := jobIDParam(c)
+	if err != nil {
+		return err
+	}
+	created, err := h.credits.CompleteJob(c.Request().Context(), creditsActor(c), jobID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, completeResponse{JobID: jobID, Status: "completed", Idempotent: !created})
+}
+
+// fail takes an optional {"reason"}; it is stored on the refund, as the reason the credits came back.
+func (h *creditsHandler) fail(c echo.Context) error {
+	jobID, err := jobIDParam(c)
+	if err != nil {
+		return err
+	}
+	var req failRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if err := checkText("reason", req.Reason, maxReasonLen); err != nil {
+		return err
+	}
+	refund, balance, created, err := h.credits.FailJob(c.Request().Context(), creditsActor(c), jobID, req.Reason)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, failResponse{JobID: jobID, Status: "failed", Refund: toMovementView(refund),
+		Balance: balance, Idempotent: !created})
+}
+
+// jobIDParam is the :job_id segment, decoded. Echo matches on the raw path, and returns the raw segment,
+// only when the request uses escapes Go would not produce (job%2F1); otherwise the segment is decoded.
+func jobIDParam(c echo.Context) (string, error) {
+	id := c.Param("job_id")
+	if c.Request().URL.RawPath != "" {
+		var err error
+		if id, err = url.PathUnescape(id); err != nil {
+			return "", NewError(http.StatusUnprocessableEntity, "validation_failed", "job_id is not a valid path segment")
+		}
+	}
+	return id, checkText("job_id", id, maxJobIDLen)
+}
+
+// checkText rejects what Postgres would refuse with a 500: too long for the column, a NUL byte, or bytes
+// that are not UTF-8 (a path segment can carry any byte).
+func checkText(field, s string, maxLen int) error {
+	if utf8.RuneCountInString(s) > maxLen || strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
+		return NewError(http.StatusUnprocessableEntity, "validation_failed",
+			fmt.Sprintf("%s must be valid text of at most %d characters", field, maxLen))
+	}
+	return nil
+}
