@@ -1,12 +1,83 @@
-// Package admin is the operator's read side: users, the audit trail, webhook forensics and stats.
+// Package admin is the operator's read side: users, the audit trail, webhook forensics and stats, plus the
+// one privileged write, replaying a failed webhook delivery. Who counts as an operator is the HTTP layer's
+// gate; this package only records what operators (and those refused) did.
 package admin
 
-import "gorm.io/gorm"
+import (
+	"context"
+	"errors"
+	"strings"
 
-// Service answers the admin API's queries.
-type Service struct {
-	db *gorm.DB
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+)
+
+// Audit actions written by this package.
+const (
+	ActionUnauthorized    = "admin.unauthorized"
+	ActionWebhookReplayed = "admin.webhook_replayed"
+)
+
+// Sentinels returned (wrapped) by Service methods.
+var (
+	// ErrBadCursor means a list cursor was not one this service handed out.
+	ErrBadCursor = errors.New("invalid cursor")
+	// ErrNoReplayer means the service was built without the webhook pipeline, so it cannot replay.
+	ErrNoReplayer = errors.New("webhook replay is not configured")
+)
+
+// Replayer re-runs an archived webhook delivery through the idempotent pipeline (*webhook.Pipeline).
+type Replayer interface {
+	Replay(ctx context.Context, archiveID uuid.UUID) (webhook.Result, error)
 }
 
-// New builds the admin service.
+// Actor is the authenticated caller of an admin endpoint (or of an attempt at one).
+type Actor struct {
+	UserID      uuid.UUID
+	ClerkUserID string
+	Email       string
+	IP          string
+}
+
+// Service answers the admin API's queries and performs its audited actions.
+type Service struct {
+	db       *gorm.DB
+	replayer Replayer
+}
+
+// New builds the admin service. Replay needs WithReplayer as well.
 func New(db *gorm.DB) *Service { return &Service{db: db} }
+
+// WithReplayer gives the service the webhook pipeline that Replay runs deliveries through. It sets the
+// field in place (wiring happens once, before serving) and returns s for chaining.
+func (s *Service) WithReplayer(r Replayer) *Service {
+	s.replayer = r
+	return s
+}
+
+// RecordUnauthorized writes the audit row of a refused admin request: one row per attempt, the request's
+// method and path only (never the query, which may carry search terms such as e-mail addresses).
+func (s *Service) RecordUnauthorized(ctx context.Context, a Actor, method, path string) error {
+	// The path is the caller's input: clipped to the column, so a long one cannot turn the 403 into a 500.
+	path = clip(path, maxResourceIDLen)
+	return audit.Write(ctx, s.db, audit.Entry{
+		Actor: "user:" + a.ClerkUserID, Action: ActionUnauthorized, UserID: &a.UserID,
+		ResourceType: "admin_api", ResourceID: path,
+		Details: map[string]any{"method": method, "path": path}, IP: a.IP,
+	})
+}
+
+// maxResourceIDLen is audit_logs.resource_id's VARCHAR length.
+const maxResourceIDLen = 255
+
+// clip makes s storable in a Postgres text column: valid UTF-8, no NUL, at most n bytes.
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") // drops a rune the cut split
+	}
+	return s
+}

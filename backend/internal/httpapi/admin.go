@@ -1,0 +1,327 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/admin"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
+)
+
+type adminHandler struct {
+	admin  *admin.Service
+	emails []string
+}
+
+var adminErrors = []sentinel{
+	{admin.ErrBadCursor, http.StatusBadRequest, "bad_request", "invalid cursor"},
+	{admin.ErrNoReplayer, http.StatusServiceUnavailable, "unavailable", "webhook replay is not configured"},
+}
+
+// requireAdmin lets through only users whose e-mail is in ADMIN_EMAILS. It runs on every request against
+// the user row requireUser just loaded, so removing an address (or changing a user's e-mail) takes effect
+// at once. A refusal is 403 plus exactly one admin.unauthorized audit row.
+func (h *adminHandler) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if isAdmin(currentUser(c).Email, h.emails) {
+			return next(c)
+		}
+		req := c.Request()
+		if err := h.admin.RecordUnauthorized(req.Context(), adminActor(c), req.Method, req.URL.EscapedPath()); err != nil {
+			return err
+		}
+		return NewError(http.StatusForbidden, "forbidden", "admin access required")
+	}
+}
+
+// isAdmin compares e-mails with ASCII case folding only: Unicode folding would let the Kelvin sign "K"
+// (U+212A) stand in for "k". An empty e-mail never matches, even if ADMIN_EMAILS has an empty entry.
+func isAdmin(email string, admins []string) bool {
+	email = lowerASCII(strings.TrimSpace(email))
+	return email != "" && slices.ContainsFunc(admins, func(a string) bool { return lowerASCII(strings.TrimSpace(a)) == email })
+}
+
+func lowerASCII(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+func adminActor(c echo.Context) admin.Actor {
+	u := currentUser(c)
+	return admin.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, IP: c.RealIP()}
+}
+
+func badQuery(msg string) error { return NewError(http.StatusBadRequest, "bad_request", msg) }
+
+// listParams reads limit, cursor and since (RFC 3339, "" for no bound). The service clamps the limit, but
+// a limit that is not a number, or an unreadable since, is the caller's bug: 400.
+func listParams(c echo.Context) (p admin.Page, since *time.Time, err error) {
+	p.Cursor = c.QueryParam("cursor")
+	if s := c.QueryParam("limit"); s != "" {
+		if p.Limit, err = strconv.Atoi(s); err != nil {
+			return p, nil, badQuery("limit must be an integer")
+		}
+	}
+	if s := c.QueryParam("since"); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return p, nil, badQuery("since must be an RFC 3339 timestamp")
+		}
+		since = &t
+	}
+	return p, since, nil
+}
+
+// idParam reads the :id path segment; a malformed id names nothing, so it is a 404 like an unknown one.
+func idParam(c echo.Context) (uuid.UUID, error) {
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return uuid.UUID{}, db.ErrNotFound
+	}
+	return id, nil
+}
+
+type pageResponse[T any] struct {
+	Items      []T    `json:"items"`
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+func toPage[M, V any](items []M, next string, conv func(M) V) pageResponse[V] {
+	out := pageResponse[V]{Items: make([]V, 0, len(items)), NextCursor: next}
+	for _, m := range items {
+		out.Items = append(out.Items, conv(m))
+	}
+	return out
+}
+
+func (h *adminHandler) users(c echo.Context) error {
+	p, _, err := listParams(c)
+	if err != nil {
+		return err
+	}
+	items, next, err := h.admin.Users(c.Request().Context(), admin.UserFilter{Query: c.QueryParam("query"), Page: p})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toPage(items, next, toAdminUserView))
+}
+
+func (h *adminHandler) user(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.admin.User(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toAdminUserDetail(d))
+}
+
+func (h *adminHandler) audit(c echo.Context) error {
+	f := admin.AuditFilter{Action: c.QueryParam("action")}
+	var err error
+	if f.Page, f.Since, err = listParams(c); err != nil {
+		return err
+	}
+	if s := c.QueryParam("user_id"); s != "" {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return badQuery("user_id must be a uuid")
+		}
+		f.UserID = &id
+	}
+	items, next, err := h.admin.AuditLog(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toPage(items, next, toAuditView))
+}
+
+func (h *adminHandler) webhookEvents(c echo.Context) error {
+	f := admin.WebhookFilter{Provider: c.QueryParam("provider"), Status: c.QueryParam("status"), Type: c.QueryParam("type")}
+	var err error
+	if f.Page, f.Since, err = listParams(c); err != nil {
+		return err
+	}
+	items, next, err := h.admin.WebhookEvents(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toPage(items, next, toWebhookEventView))
+}
+
+func (h *adminHandler) webhookEvent(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	w, err := h.admin.WebhookEvent(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, webhookEventDetail{webhookEventView: toWebhookEventView(w), HasSignature: w.HasSignature, Payload: w.Payload})
+}
+
+type replayResponse struct {
+	EventID  string    `json:"event_id"`
+	Status   string    `json:"status"`
+	ReplayOf uuid.UUID `json:"replay_of"`
+}
+
+func (h *adminHandler) replay(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	r, err := h.admin.Replay(c.Request().Context(), adminActor(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, replayResponse{EventID: r.EventID, Status: r.Status, ReplayOf: r.ReplayOf})
+}
+
+func (h *adminHandler) stats(c echo.Context) error {
+	s, err := h.admin.Stats(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toStatsResponse(s))
+}
+
+// Views: the admin API's JSON. Operators see more than a user's own endpoints show (internal ids, Paddle
+// ids, consent), but never a webhook signature.
+
+type adminUserView struct {
+	ID                     uuid.UUID  `json:"id"`
+	ClerkUserID            string     `json:"clerk_user_id"`
+	Email                  string     `json:"email"`
+	DisplayName            *string    `json:"display_name"`
+	Locale                 *string    `json:"locale"`
+	CurrentTier            string     `json:"current_tier"`
+	MarketingConsentGiven  bool       `json:"marketing_consent_given"`
+	MarketingConsentAt     *time.Time `json:"marketing_consent_at"`
+	MarketingConsentSource *string    `json:"marketing_consent_source"`
+	DeletedAt              *time.Time `json:"deleted_at"`
+	CreatedAt              time.Time  `json:"created_at"`
+	UpdatedAt              time.Time  `json:"updated_at"`
+}
+
+func toAdminUserView(u models.User) adminUserView {
+	return adminUserView{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, DisplayName: u.DisplayName, Locale: u.Locale,
+		CurrentTier: u.CurrentTier, MarketingConsentGiven: u.MarketingConsentGiven, MarketingConsentAt: u.MarketingConsentAt,
+		MarketingConsentSource: u.MarketingConsentSource, DeletedAt: u.DeletedAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+}
+
+// adminSubscriptionView is the user's own subscription view plus the Paddle ids and bookkeeping times.
+type adminSubscriptionView struct {
+	subscriptionView
+	PaddleCustomerID   string     `json:"paddle_customer_id"`
+	PaddlePriceID      string     `json:"paddle_price_id"`
+	CurrentPeriodStart *time.Time `json:"current_period_start"`
+	AccessRevokedAt    *time.Time `json:"access_revoked_at"`
+	CreatedAt          time.Time  `json:"created_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+}
+
+func toAdminSubscriptionView(s models.Subscription) adminSubscriptionView {
+	return adminSubscriptionView{subscriptionView: *toSubscriptionView(s), PaddleCustomerID: s.PaddleCustomerID,
+		PaddlePriceID: s.PaddlePriceID, CurrentPeriodStart: s.CurrentPeriodStart, AccessRevokedAt: s.AccessRevokedAt,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+}
+
+type adminUserDetail struct {
+	User          adminUserView           `json:"user"`
+	Subscriptions []adminSubscriptionView `json:"subscriptions"`
+	Ledger        creditsResponse         `json:"ledger"`
+}
+
+func toAdminUserDetail(d admin.UserDetail) adminUserDetail {
+	return adminUserDetail{User: toAdminUserView(d.User),
+		Subscriptions: toPage(d.Subscriptions, "", toAdminSubscriptionView).Items,
+		Ledger: creditsResponse{Balance: d.Balance, Items: toPage(d.Movements, "", func(m credits.Movement) movementView {
+			return movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind, JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt}
+		}).Items}}
+}
+
+type auditView struct {
+	ID           uuid.UUID       `json:"id"`
+	Actor        string          `json:"actor"`
+	Action       string          `json:"action"`
+	UserID       *uuid.UUID      `json:"user_id"`
+	ResourceType string          `json:"resource_type"`
+	ResourceID   string          `json:"resource_id"`
+	Details      json.RawMessage `json:"details"`
+	IP           *string         `json:"ip"`
+	CreatedAt    time.Time       `json:"created_at"`
+}
+
+func toAuditView(a models.AuditLog) auditView {
+	return auditView{ID: a.ID, Actor: a.Actor, Action: a.Action, UserID: a.UserID, ResourceType: a.ResourceType,
+		ResourceID: a.ResourceID, Details: a.Details, IP: a.IP, CreatedAt: a.CreatedAt}
+}
+
+type webhookEventView struct {
+	ID               uuid.UUID  `json:"id"`
+	Provider         string     `json:"provider"`
+	EventID          string     `json:"event_id"`
+	EventType        string     `json:"event_type"`
+	ProcessingStatus string     `json:"processing_status"`
+	ErrorMessage     *string    `json:"error_message"`
+	ReplayOf         *uuid.UUID `json:"replay_of"`
+	CreatedAt        time.Time  `json:"created_at"`
+}
+
+// webhookEventDetail adds the stored payload, and whether a signature was stored (never its value).
+type webhookEventDetail struct {
+	webhookEventView
+	HasSignature bool            `json:"has_signature"`
+	Payload      json.RawMessage `json:"payload"`
+}
+
+func toWebhookEventView(w admin.WebhookEvent) webhookEventView {
+	return webhookEventView{ID: w.ID, Provider: w.Provider, EventID: w.EventID, EventType: w.EventType,
+		ProcessingStatus: w.ProcessingStatus, ErrorMessage: w.ErrorMessage, ReplayOf: w.ReplayOf, CreatedAt: w.CreatedAt}
+}
+
+type countView struct {
+	Provider string `json:"provider,omitempty"`
+	Tier     string `json:"tier,omitempty"`
+	Status   string `json:"status"`
+	Count    int64  `json:"count"`
+}
+
+type statsResponse struct {
+	GeneratedAt time.Time `json:"generated_at"`
+	Users       struct {
+		Total   int64 `json:"total"`
+		Deleted int64 `json:"deleted"`
+	} `json:"users"`
+	Subscriptions []countView `json:"subscriptions"`
+	Deliveries    []countView `json:"webhook_deliveries_24h"`
+}
+
+func toStatsResponse(s admin.Stats) statsResponse {
+	out := statsResponse{GeneratedAt: s.GeneratedAt}
+	out.Users.Total, out.Users.Deleted = s.Users.Total, s.Users.Deleted
+	out.Subscriptions = toPage(s.Subscriptions, "", func(c admin.SubscriptionCount) countView {
+		return countView{Tier: c.Tier, Status: c.Status, Count: c.Count}
+	}).Items
+	out.Deliveries = toPage(s.Deliveries, "", func(c admin.DeliveryCount) countView {
+		return countView{Provider: c.Provider, Status: c.Status, Count: c.Count}
+	}).Items
+	return out
+}
