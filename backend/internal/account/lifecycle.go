@@ -1,0 +1,84 @@
+package account
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+)
+
+// Deletion is the outcome of a soft delete: when it happened and when the account will be erased unless
+// the user signs in again before then.
+type Deletion struct {
+	DeletedAt       time.Time
+	HardDeleteAfter time.Time
+}
+
+// Delete soft-deletes the caller's account and audits it. From then on every authenticated request answers
+// ErrDeleted until a fresh sign-in restores the account (see Authenticate) or HardDeleteExpired erases it.
+func (s *Service) Delete(ctx context.Context, a Actor) (Deletion, error) {
+	var at []time.Time
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// deleted_at IS NULL: of two concurrent deletes one wins; the other sees ErrDeleted, like any
+		// request after the first.
+		err := tx.Raw(`UPDATE users SET deleted_at = now(), updated_at = now()
+			WHERE id = ? AND deleted_at IS NULL RETURNING deleted_at`, a.UserID).Scan(&at).Error
+		if err != nil {
+			return err
+		}
+		if len(at) == 0 {
+			return ErrDeleted
+		}
+		return audit.Write(ctx, tx, audit.Entry{Actor: a.name(), Action: ActionDeleted, UserID: &a.UserID,
+			ResourceType: "user", ResourceID: a.ClerkUserID, IP: a.IP,
+			Details: map[string]any{"hard_delete_after": at[0].Add(s.grace()).UTC()}})
+	})
+	if err != nil {
+		return Deletion{}, fmt.Errorf("delete account: %w", err)
+	}
+	return Deletion{DeletedAt: at[0], HardDeleteAfter: at[0].Add(s.grace())}, nil
+}
+
+// defaultEraseBatch bounds HardDeleteExpired when the caller passes no limit.
+const defaultEraseBatch = 100
+
+// HardDeleteExpired erases up to limit users whose soft delete is older than the grace period at now, and
+// returns how many it erased. Each gets a user.hard_deleted audit row first (keyed by clerk_user_id, no
+// personal data); deleting the user cascades to subscriptions and credit_transactions, while audit rows
+// survive (audit_logs.user_id is not a foreign key). FOR UPDATE SKIP LOCKED splits the work between
+// concurrent runs, so several instances never erase, or audit, a user twice.
+func (s *Service) HardDeleteExpired(ctx context.Context, now time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		limit = defaultEraseBatch
+	}
+	var victims []struct {
+		ID          uuid.UUID
+		ClerkUserID string
+		DeletedAt   time.Time
+	}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err := tx.Raw(`SELECT id, clerk_user_id, deleted_at FROM users WHERE deleted_at <= ?
+			ORDER BY deleted_at, id LIMIT ? FOR UPDATE SKIP LOCKED`, now.Add(-s.grace()), limit).Scan(&victims).Error
+		if err != nil || len(victims) == 0 {
+			return err
+		}
+		ids := make([]uuid.UUID, 0, len(victims))
+		for _, v := range victims {
+			if err := audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorSystem, Action: ActionHardDeleted,
+				UserID: &v.ID, ResourceType: "user", ResourceID: v.ClerkUserID,
+				Details: map[string]any{"deleted_at": v.DeletedAt.UTC()}}); err != nil {
+				return err
+			}
+			ids = append(ids, v.ID)
+		}
+		return tx.Exec(`DELETE FROM users WHERE id IN ?`, ids).Error
+	})
+	if err != nil {
+		return 0, fmt.Errorf("hard delete accounts: %w", err)
+	}
+	return len(victims), nil
+}

@@ -1,0 +1,218 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
+)
+
+type accountHandler struct {
+	accounts *account.Service
+}
+
+var accountErrors = []sentinel{
+	{account.ErrFieldNotAllowed, http.StatusUnprocessableEntity, "validation_failed", "these fields cannot be changed"},
+	{account.ErrInvalidField, http.StatusUnprocessableEntity, "validation_failed", "invalid value for these fields"},
+	{account.ErrBadUnsubscribeToken, http.StatusUnauthorized, "unauthorized", "invalid unsubscribe link"},
+}
+
+func accountActor(c echo.Context) account.Actor {
+	u := currentUser(c)
+	return account.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, IP: c.RealIP()}
+}
+
+// namingFields keeps the error map's status and code for an account.FieldError but appends the field
+// names, which a static table cannot know.
+func namingFields(err error) error {
+	var fe *account.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	status, d, _ := resolve(err)
+	return NewError(status, d.Code, d.Message+": "+strings.Join(fe.Fields, ", "))
+}
+
+type consentView struct {
+	Marketing bool       `json:"marketing"`
+	UpdatedAt *time.Time `json:"updated_at"`
+	Source    *string    `json:"source"`
+}
+
+type profileView struct {
+	ID          uuid.UUID   `json:"id"`
+	Email       string      `json:"email"`
+	DisplayName *string     `json:"display_name"`
+	Locale      *string     `json:"locale"`
+	Tier        string      `json:"tier"`
+	Consent     consentView `json:"consent"`
+	CreatedAt   time.Time   `json:"created_at"`
+}
+
+type meResponse struct {
+	profileView
+	Subscription  *subscriptionView `json:"subscription"`
+	CreditBalance int               `json:"credit_balance"`
+}
+
+func toConsentView(u models.User) consentView {
+	return consentView{Marketing: u.MarketingConsentGiven, UpdatedAt: u.MarketingConsentAt, Source: u.MarketingConsentSource}
+}
+
+func toProfileView(u models.User) profileView {
+	return profileView{ID: u.ID, Email: u.Email, DisplayName: u.DisplayName, Locale: u.Locale, Tier: u.CurrentTier,
+		Consent: toConsentView(u), CreatedAt: u.CreatedAt}
+}
+
+func (h *accountHandler) me(c echo.Context) error {
+	p, err := h.accounts.Profile(c.Request().Context(), currentUser(c))
+	if err != nil {
+		return err
+	}
+	resp := meResponse{profileView: toProfileView(p.User), CreditBalance: p.Balance}
+	if p.Subscription != nil {
+		resp.Subscription = toSubscriptionView(*p.Subscription)
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+func (h *accountHandler) updateMe(c echo.Context) error {
+	var patch account.Patch
+	if err := bind(c, &patch); err != nil {
+		return err
+	}
+	u, err := h.accounts.UpdateProfile(c.Request().Context(), accountActor(c), patch)
+	if err != nil {
+		return namingFields(err)
+	}
+	return c.JSON(http.StatusOK, toProfileView(u))
+}
+
+type deleteResponse struct {
+	DeletedAt       time.Time `json:"deleted_at"`
+	HardDeleteAfter time.Time `json:"hard_delete_after"`
+}
+
+func (h *accountHandler) deleteMe(c echo.Context) error {
+	d, err := h.accounts.Delete(c.Request().Context(), accountActor(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, deleteResponse{DeletedAt: d.DeletedAt.UTC(), HardDeleteAfter: d.HardDeleteAfter.UTC()})
+}
+
+type consentRequest struct {
+	Marketing *bool `json:"marketing"`
+}
+
+func (h *accountHandler) consent(c echo.Context) error {
+	var req consentRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if req.Marketing == nil {
+		return namingFields(&account.FieldError{Err: account.ErrInvalidField, Fields: []string{"marketing"}})
+	}
+	u, err := h.accounts.SetMarketingConsent(c.Request().Context(), accountActor(c), *req.Marketing)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toConsentView(u))
+}
+
+// unsubscribe serves the one-click link: GET from a browser, POST from a mail provider (RFC 8058, whose
+// form body carries nothing we need). The token in the query is the only authentication.
+func (h *accountHandler) unsubscribe(c echo.Context) error {
+	if err := h.accounts.Unsubscribe(c.Request().Context(), c.QueryParam("t"), c.RealIP()); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "unsubscribed"})
+}
+
+type exportUser struct {
+	ID          uuid.UUID   `json:"id"`
+	ClerkUserID string      `json:"clerk_user_id"`
+	Email       string      `json:"email"`
+	DisplayName *string     `json:"display_name"`
+	Locale      *string     `json:"locale"`
+	Tier        string      `json:"tier"`
+	Consent     consentView `json:"consent"`
+	CreatedAt   time.Time   `json:"created_at"`
+	UpdatedAt   time.Time   `json:"updated_at"`
+}
+
+type exportSubscription struct {
+	subscriptionView
+	PaddleCustomerID   string     `json:"paddle_customer_id"`
+	PaddlePriceID      string     `json:"paddle_price_id"`
+	CurrentPeriodStart *time.Time `json:"current_period_start"`
+	AccessRevokedAt    *time.Time `json:"access_revoked_at"`
+	CreatedAt          time.Time  `json:"created_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+}
+
+type exportAudit struct {
+	Action       string          `json:"action"`
+	Actor        string          `json:"actor"`
+	ResourceType string          `json:"resource_type"`
+	ResourceID   string          `json:"resource_id"`
+	Details      json.RawMessage `json:"details"`
+	IP           *string         `json:"ip"`
+	CreatedAt    time.Time       `json:"created_at"`
+}
+
+type exportResponse struct {
+	ExportedAt         time.Time            `json:"exported_at"`
+	User               exportUser           `json:"user"`
+	Subscriptions      []exportSubscription `json:"subscriptions"`
+	CreditTransactions []movementView       `json:"credit_transactions"`
+	AuditLogs          []exportAudit        `json:"audit_logs"`
+}
+
+func (h *accountHandler) export(c echo.Context) error {
+	x, err := h.accounts.Export(c.Request().Context(), accountActor(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toExportResponse(x))
+}
+
+func toExportResponse(x account.Export) exportResponse {
+	u := x.User
+	out := exportResponse{ExportedAt: x.ExportedAt, User: exportUser{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email,
+		DisplayName: u.DisplayName, Locale: u.Locale, Tier: u.CurrentTier, Consent: toConsentView(u),
+		CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt},
+		Subscriptions:      make([]exportSubscription, 0, len(x.Subscriptions)),
+		CreditTransactions: make([]movementView, 0, len(x.Ledger)),
+		AuditLogs:          make([]exportAudit, 0, len(x.Audit))}
+	for _, s := range x.Subscriptions {
+		out.Subscriptions = append(out.Subscriptions, exportSubscription{subscriptionView: *toSubscriptionView(s),
+			PaddleCustomerID: s.PaddleCustomerID, PaddlePriceID: s.PaddlePriceID, CurrentPeriodStart: s.CurrentPeriodStart,
+			AccessRevokedAt: s.AccessRevokedAt, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt})
+	}
+	for _, m := range x.Ledger {
+		out.CreditTransactions = append(out.CreditTransactions, movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind,
+			JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt})
+	}
+	for _, a := range x.Audit {
+		out.AuditLogs = append(out.AuditLogs, exportAudit{Action: a.Action, Actor: exportActor(a.Actor),
+			ResourceType: a.ResourceType, ResourceID: a.ResourceID, Details: a.Details, IP: a.IP, CreatedAt: a.CreatedAt})
+	}
+	return out
+}
+
+// exportActor hides which staff member acted ("admin:<email>" is their personal data, not the user's);
+// that an admin acted stays visible.
+func exportActor(actor string) string {
+	if strings.HasPrefix(actor, "admin:") {
+		return "admin"
+	}
+	return actor
+}
