@@ -48,6 +48,9 @@ func commands() []command {
 		{"serve", "run the HTTP API (and the job workers unless SERVE_WORKERS=false)", cmdServe},
 		{"worker", "run only the job workers (scale them apart from the web process)", cmdWorker},
 		{"migrate", "up | down [--to VERSION] | status | create NAME: manage the schema", cmdMigrate},
+		{"jobs", "list | run NAME: run a scheduled task now", cmdJobs},
+		{"purge-archive", "[--older-than 2160h]: delete old webhook archive rows (never the dedup claims)", cmdPurgeArchive},
+		{"replay", "WEBHOOK_EVENT_ID: re-run an archived delivery through the idempotent pipeline", cmdReplay},
 		{"version", "print the build version", cmdVersion},
 		{"help", "list the commands", nil},
 	}

@@ -31,6 +31,15 @@ func cmdWorker(ctx context.Context, env *environment, _ []string) error {
 	return a.RunWorkers(ctx)
 }
 
+// bootQuiet wires the app for a one-shot command: logs go to stderr, so stdout carries only the result.
+func bootQuiet(ctx context.Context, env *environment) (*app.App, error) {
+	cfg, err := app.LoadConfig(env.getenv)
+	if err != nil {
+		return nil, err
+	}
+	return app.New(ctx, cfg, app.NewLogger(cfg, env.stderr), app.Options{})
+}
+
 // boot loads the config, logs it once with secrets masked, and wires the app.
 func boot(ctx context.Context, env *environment) (*app.App, int, error) {
 	cfg, err := app.LoadConfig(env.getenv)

@@ -23,6 +23,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
+	"github.com/fabrica-saas/fabrica/backend/internal/metrics"
 	"github.com/fabrica-saas/fabrica/backend/internal/session"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
@@ -44,6 +45,9 @@ type App struct {
 	echo     *echo.Echo
 	pipeline *webhook.Pipeline
 	billing  *billing.Service
+	accounts *account.Service
+	ledger   *credits.Service
+	metrics  *metrics.Metrics
 	workers  *river.Workers
 }
 
@@ -98,14 +102,12 @@ func (a *App) wire() error {
 			return err
 		}
 	}
-	a.workers = river.NewWorkers()
-	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
-
 	tiers, err := billing.LoadTiers(cfg.TiersFile)
 	if err != nil {
 		return fmt.Errorf("config: TIERS_FILE: %w", err)
 	}
 	ledger := credits.New(a.db)
+	a.ledger = ledger
 	accounts := account.New(a.db, ledger, queue, account.Config{
 		SignupCredits: tiers.Free().SignupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
 		DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
@@ -120,9 +122,15 @@ func (a *App) wire() error {
 	if err != nil {
 		return fmt.Errorf("config: CLERK_JWT_KEY / CLERK_SECRET_KEY: %w", err)
 	}
+	a.accounts = accounts
 	if a.pipeline, err = newPipeline(cfg, a.db, a.log, accounts, a.billing); err != nil {
 		return err
 	}
+	a.metrics = metrics.New(sqlDB, a.log)
+	a.pipeline.Observe(a.metrics)
+	a.workers = river.NewWorkers()
+	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
+	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log))
 	a.echo = httpapi.New(httpapi.Config{
 		Env:                 cfg.Env,
 		AdminEmails:         cfg.AdminEmails,
@@ -142,7 +150,8 @@ func (a *App) wire() error {
 		Ledger:   ledger,
 		Accounts: accounts,
 		Credits:  ledger,
-		Admin:    admin.New(a.db),
+		Admin:    admin.New(a.db).WithReplayer(a.pipeline),
+		Metrics:  a.metrics.Handler(),
 	})
 	return nil
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+)
+
+// delivery is one Clerk message: its svix-id and the exact body that gets signed.
+type delivery struct {
+	id   string
+	body []byte
+}
+
+// newDelivery builds the user.created event for the unique key u: message msg_<u>, user user_<u>,
+// email <u>@bench.test.
+func newDelivery(u string, at time.Time) delivery {
+	ms := strconv.FormatInt(at.UnixMilli(), 10)
+	body := `{"type":"user.created","object":"event","timestamp":` + ms +
+		`,"data":{"id":"user_` + u + `","object":"user","primary_email_address_id":"idn_1",` +
+		`"email_addresses":[{"id":"idn_1","email_address":"` + u + `@bench.test"}],"updated_at":` + ms + `}}`
+	return delivery{id: "msg_" + u, body: []byte(body)}
+}
+
+// generator runs the senders of one load run.
+type generator struct {
+	client   *http.Client
+	endpoint string
+	opts     options
+	// runID keeps the events of separate runs against one database apart.
+	runID string
+	seq   atomic.Int64
+	// budget counts down from -max: the hard bound on deliveries sent, warmup and seed included.
+	budget atomic.Int64
+	// seed is the one event every sender replays in dup mode; nil in new mode.
+	seed *delivery
+	// sent counts every delivery sent, warmup and seed included, for CPU-per-delivery accounting.
+	sent atomic.Int64
+
+	errMu    sync.Mutex
+	errors   int64
+	firstErr string
+}
+
+func newGenerator(client *http.Client, opts options) *generator {
+	g := &generator{
+		client:   client,
+		endpoint: strings.TrimRight(opts.url, "/") + "/webhooks/" + webhook.ProviderClerk,
+		opts:     opts,
+		runID:    strconv.FormatInt(time.Now().UnixNano(), 36),
+	}
+	g.budget.Store(opts.max)
+	return g
+}
+
+// run sends for -warmup plus -duration (or until -max) with -senders concurrent senders, then reports
+// on the deliveries that started within the measured window.
+func (g *generator) run(ctx context.Context) (report, error) {
+	if g.opts.mode == modeDup {
+		// The first delivery claims the event; every later one must be answered as a duplicate.
+		d := g.next()
+		g.budget.Add(-1)
+		if _, err := g.send(ctx, d, false); err != nil {
+			return report{}, fmt.Errorf("seed delivery: %w", err)
+		}
+		g.seed = &d
+	}
+	start := time.Now()
+	measureFrom := start.Add(g.opts.warmup)
+	stopAt := measureFrom.Add(g.opts.duration)
+	lat := make([][]time.Duration, g.opts.senders)
+	var wg sync.WaitGroup
+	for i := range g.opts.senders {
+		wg.Go(func() { lat[i] = g.sender(ctx, measureFrom, stopAt) })
+	}
+	wg.Wait()
+	elapsed := time.Since(measureFrom)
+	rep := newReport(g.opts, lat, elapsed, g.errors, g.firstErr)
+	rep.Sent = g.sent.Load()
+	return rep, nil
+}
+
+// sender keeps one request in flight until stopAt or the budget runs out, and returns the latencies of
+// the deliveries it started at or after measureFrom.
+func (g *generator) sender(ctx context.Context, measureFrom, stopAt time.Time) []time.Duration {
+	lat := make([]time.Duration, 0, 1024)
+	for ctx.Err() == nil && time.Now().Before(stopAt) && g.budget.Add(-1) >= 0 {
+		d := g.next()
+		began := time.Now()
+		took, err := g.send(ctx, d, g.seed != nil)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil { // an interrupted run is not a failed delivery
+				g.recordError(err)
+			}
+		case !began.Before(measureFrom):
+			lat = append(lat, took)
+		}
+	}
+	return lat
+}
+
+// next is the delivery to send: the seed in dup mode, else a new event.
+func (g *generator) next() delivery {
+	if g.seed != nil {
+		return *g.seed
+	}
+	return newDelivery(g.runID+"_"+strconv.FormatInt(g.seq.Add(1), 10), time.Now())
+}
+
+// send signs d now (a replay is re-signed, as Svix does) and posts it. Anything but a 200 with the expected
+// idempotent flag is an error.
+func (g *generator) send(ctx context.Context, d delivery, wantDup bool) (time.Duration, error) {
+	h, err := webhook.SignSvix(g.opts.secret, d.id, time.Now(), d.body)
+	if err != nil {
+		return 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.endpoint, bytes.NewReader(d.body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header = h
+	req.Header.Set("Content-Type", "application/json")
+	g.sent.Add(1)
+	began := time.Now()
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	// Read to the end so the connection goes back to the pool.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	took := time.Since(began)
+	switch {
+	case err != nil:
+		return 0, err
+	case resp.StatusCode != http.StatusOK:
+		return 0, fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(body))
+	case bytes.Contains(body, []byte(`"idempotent":true`)) != wantDup:
+		return 0, fmt.Errorf("want idempotent=%t, got %s", wantDup, bytes.TrimSpace(body))
+	}
+	return took, nil
+}
+
+func (g *generator) recordError(err error) {
+	g.errMu.Lock()
+	defer g.errMu.Unlock()
+	if g.errors == 0 {
+		g.firstErr = err.Error()
+	}
+	g.errors++
+}

@@ -1,0 +1,84 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+)
+
+// Batch bounds per task run: a run does a bounded amount of work and the schedule does the rest.
+const (
+	reconcileBatch  = 200
+	hardDeleteBatch = 500
+	purgeBatch      = 5000
+)
+
+// tasks are the scheduled maintenance jobs. Each is idempotent and bounded, so River may run it on any
+// instance, twice, or next to an operator's `fabrica jobs run`.
+func (a *App) tasks() []jobs.Task {
+	return []jobs.Task{
+		{Name: "reconcile-credits", Every: time.Minute, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
+			r, err := a.ledger.ReconcileOrphans(ctx, a.cfg.CreditsOrphanAfter, now, reconcileBatch)
+			return jobs.Report{"scanned": r.Scanned, "refunded": r.Refunded, "skipped_lifecycle": r.SkippedLifecycle}, err
+		}},
+		{Name: "expire-subscriptions", Every: time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
+			n, err := a.billing.ExpireCanceled(ctx, now)
+			return jobs.Report{"downgraded": n}, err
+		}},
+		{Name: "hard-delete-accounts", Every: 24 * time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
+			n, err := a.accounts.HardDeleteExpired(ctx, now, hardDeleteBatch)
+			return jobs.Report{"erased": n}, err
+		}},
+		{Name: "purge-archive", Every: 24 * time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
+			n, err := webhook.PurgeArchive(ctx, a.db, now.Add(-a.cfg.WebhookArchiveRetention), purgeBatch)
+			return jobs.Report{"deleted": n}, err
+		}},
+	}
+}
+
+// RunTask runs one task by name now (`fabrica jobs run NAME`).
+func (a *App) RunTask(ctx context.Context, name string) (jobs.Report, error) {
+	for _, t := range a.tasks() {
+		if t.Name == name {
+			return jobs.RunTask(ctx, t, time.Now(), a.log)
+		}
+	}
+	return nil, fmt.Errorf("unknown task %q (known: %s)", name, a.TaskNames())
+}
+
+// TaskNames lists the tasks for help output.
+func (a *App) TaskNames() string {
+	s := ""
+	for i, t := range a.tasks() {
+		if i > 0 {
+			s += ", "
+		}
+		s += t.Name
+	}
+	return s
+}
+
+// PurgeArchive deletes archive rows older than olderThan, WEBHOOK_ARCHIVE_RETENTION when zero
+// (`fabrica purge-archive --older-than`). It returns the count and the age used.
+func (a *App) PurgeArchive(ctx context.Context, olderThan time.Duration) (int, time.Duration, error) {
+	if olderThan <= 0 {
+		olderThan = a.cfg.WebhookArchiveRetention
+	}
+	n, err := webhook.PurgeArchive(ctx, a.db, time.Now().Add(-olderThan), purgeBatch)
+	a.log.Info("archive purged", "older_than", olderThan.String(), "deleted", n)
+	return n, olderThan, err
+}
+
+// Replay re-runs an archived delivery (`fabrica replay ID`).
+func (a *App) Replay(ctx context.Context, id string) (webhook.Result, error) {
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return webhook.Result{}, fmt.Errorf("replay: %q is not a webhook event id", id)
+	}
+	return a.pipeline.Replay(ctx, uid)
+}
