@@ -1,5 +1,6 @@
 // Package account is the policy for users: what Clerk's user events mean for our users table, the signup
-// credit grant and the welcome email; later the profile, consent and GDPR endpoints.
+// credit grant and the welcome email, lazy users and sign-in restore, the profile, consent, unsubscribe
+// links and the GDPR export and erasure.
 package account
 
 import (
@@ -26,22 +27,24 @@ type Config struct {
 	PublicBaseURL string
 }
 
-// Mailer enqueues an email as a job inside the caller's transaction, so the email exists if and only if
-// the transaction (the webhook's claim) commits.
-type Mailer interface {
+// Jobs enqueues work inside the caller's transaction, so it exists if and only if the transaction (the
+// webhook's claim, the deletion) commits: the welcome email, and the Paddle cancellation of a deleted
+// account's subscription.
+type Jobs interface {
 	EnqueueEmailTx(ctx context.Context, tx *gorm.DB, template, to, idempotencyKey string, data any) error
+	EnqueueCancelSubscriptionTx(ctx context.Context, tx *gorm.DB, paddleSubscriptionID string) error
 }
 
 // Service applies account policy.
 type Service struct {
 	db      *gorm.DB
 	credits *credits.Service
-	mailer  Mailer
+	mailer  Jobs
 	cfg     Config
 	log     *slog.Logger
 }
 
 // New builds the account service.
-func New(db *gorm.DB, ledger *credits.Service, mailer Mailer, cfg Config, log *slog.Logger) *Service {
+func New(db *gorm.DB, ledger *credits.Service, mailer Jobs, cfg Config, log *slog.Logger) *Service {
 	return &Service{db: db, credits: ledger, mailer: mailer, cfg: cfg, log: log}
 }

@@ -166,6 +166,9 @@ func (s *Service) onUserDeleted(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 	if len(ids) == 0 {
 		return nil // already deleted
 	}
+	if err := s.cancelSubscriptions(ctx, tx, ids[0]); err != nil {
+		return err
+	}
 	return audit.Write(ctx, tx, audit.Entry{
 		Actor: audit.ActorClerk, Action: EventUserDeleted, UserID: &ids[0],
 		ResourceType: "user", ResourceID: d.ID, Details: map[string]any{"event_id": ev.ID},

@@ -117,3 +117,15 @@ func TestMissingUserIDIsAHandlerError(t *testing.T) {
 	})
 	require.ErrorContains(t, err, "no data.id")
 }
+
+func TestClerkDeletionCancelsLiveSubscriptionsOnce(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	e.apply(t, account.EventUserCreated, "user_s", "s@example.com", 1000)
+	require.NoError(t, e.db.Exec(`INSERT INTO subscriptions (user_id, paddle_subscription_id, tier, status, last_event_at)
+		SELECT id, 'sub_live', 'pro', 'active', now() FROM users WHERE clerk_user_id = 'user_s'
+		UNION ALL SELECT id, 'sub_old', 'pro', 'canceled', now() FROM users WHERE clerk_user_id = 'user_s'`).Error)
+	e.apply(t, account.EventUserDeleted, "user_s", "", 2000)
+	e.apply(t, account.EventUserDeleted, "user_s", "", 3000) // already deleted: nothing more
+	require.Equal(t, []string{"sub_live"}, e.mailer.Cancels())
+}

@@ -33,6 +33,9 @@ func (s *Service) Delete(ctx context.Context, a Actor) (Deletion, error) {
 		if len(at) == 0 {
 			return ErrDeleted
 		}
+		if err := s.cancelSubscriptions(ctx, tx, a.UserID); err != nil {
+			return err
+		}
 		return audit.Write(ctx, tx, audit.Entry{Actor: a.name(), Action: ActionDeleted, UserID: &a.UserID,
 			ResourceType: "user", ResourceID: a.ClerkUserID, IP: a.IP,
 			Details: map[string]any{"hard_delete_after": at[0].Add(s.grace()).UTC()}})
@@ -41,6 +44,23 @@ func (s *Service) Delete(ctx context.Context, a Actor) (Deletion, error) {
 		return Deletion{}, fmt.Errorf("delete account: %w", err)
 	}
 	return Deletion{DeletedAt: at[0], HardDeleteAfter: at[0].Add(s.grace())}, nil
+}
+
+// cancelSubscriptions stops a deleted account's billing: each live subscription gets a Paddle cancel job
+// (at the end of the paid period: no further charge, and a restore within the period keeps access),
+// enqueued in the deletion's transaction so it happens exactly when the deletion commits.
+func (s *Service) cancelSubscriptions(ctx context.Context, tx *gorm.DB, userID uuid.UUID) error {
+	var ids []string
+	if err := tx.WithContext(ctx).Raw(`SELECT paddle_subscription_id FROM subscriptions
+		WHERE user_id = ? AND status IN ('trialing', 'active', 'past_due', 'paused')`, userID).Scan(&ids).Error; err != nil {
+		return fmt.Errorf("find live subscriptions: %w", err)
+	}
+	for _, id := range ids {
+		if err := s.mailer.EnqueueCancelSubscriptionTx(ctx, tx, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // defaultEraseBatch bounds HardDeleteExpired when the caller passes no limit.

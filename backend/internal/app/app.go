@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -48,6 +49,7 @@ type App struct {
 	accounts *account.Service
 	ledger   *credits.Service
 	metrics  *metrics.Metrics
+	paddle   billing.PaddleAPI
 	workers  *river.Workers
 }
 
@@ -131,6 +133,10 @@ func (a *App) wire() error {
 	a.workers = river.NewWorkers()
 	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
 	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log))
+	river.AddWorker(a.workers, jobs.NewCancelSubscriptionWorker(a.paddle, func(err error) bool {
+		// Not found or already canceled: there is nothing left to stop.
+		return errors.Is(err, paddleapi.ErrNotFound) || errors.Is(err, paddleapi.ErrConflict)
+	}))
 	a.echo = httpapi.New(httpapi.Config{
 		Env:                 cfg.Env,
 		AdminEmails:         cfg.AdminEmails,
@@ -160,7 +166,8 @@ func (a *App) wire() error {
 // PADDLE_API_KEY is set, none otherwise (management endpoints then answer 503; webhooks still work).
 func (a *App) wirePaddleAPI() error {
 	if a.opts.PaddleAPI != nil {
-		a.billing.WithAPI(a.opts.PaddleAPI)
+		a.paddle = a.opts.PaddleAPI
+		a.billing.WithAPI(a.paddle)
 		return nil
 	}
 	if a.cfg.PaddleAPIKey == "" {
@@ -170,6 +177,7 @@ func (a *App) wirePaddleAPI() error {
 	if err != nil {
 		return err
 	}
+	a.paddle = api
 	a.billing.WithAPI(api)
 	return nil
 }

@@ -8,10 +8,27 @@ import (
 	"gorm.io/gorm"
 )
 
-// Mailer records the emails a handler enqueues, by idempotency key, instead of inserting River jobs.
+// Mailer records the jobs a handler enqueues instead of inserting River jobs: emails by idempotency key,
+// Paddle cancellations by subscription id.
 type Mailer struct {
-	mu   sync.Mutex
-	keys []string
+	mu      sync.Mutex
+	keys    []string
+	cancels []string
+}
+
+// EnqueueCancelSubscriptionTx records the subscription id.
+func (m *Mailer) EnqueueCancelSubscriptionTx(_ context.Context, _ *gorm.DB, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cancels = append(m.cancels, id)
+	return nil
+}
+
+// Cancels returns the subscription ids whose cancellation was enqueued, in order.
+func (m *Mailer) Cancels() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.cancels...)
 }
 
 // EnqueueEmailTx records key.
