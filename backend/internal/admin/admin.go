@@ -13,6 +13,8 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
 // Audit actions written by this package.
@@ -24,7 +26,7 @@ const (
 // Sentinels returned (wrapped) by Service methods.
 var (
 	// ErrBadCursor means a list cursor was not one this service handed out.
-	ErrBadCursor = errors.New("invalid cursor")
+	ErrBadCursor = db.ErrBadCursor
 	// ErrNoReplayer means the service was built without the webhook pipeline, so it cannot replay.
 	ErrNoReplayer = errors.New("webhook replay is not configured")
 )

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
 // Movement kinds stored in credit_transactions.kind. A CHECK constraint ties each kind to the sign of
@@ -39,7 +41,7 @@ var (
 	// ErrNoDeduct means a refund or failure named a job id that has no deduct.
 	ErrNoDeduct = errors.New("no deduct for this job")
 	// ErrBadCursor means a List cursor was not one that List returned.
-	ErrBadCursor = errors.New("invalid cursor")
+	ErrBadCursor = db.ErrBadCursor
 )
 
 // Movement is one ledger row as callers see it.
