@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -12,9 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
-	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
-	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
 type adminHandler struct {
@@ -200,128 +197,4 @@ func (h *adminHandler) stats(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, toStatsResponse(s))
-}
-
-// Views: the admin API's JSON. Operators see more than a user's own endpoints show (internal ids, Paddle
-// ids, consent), but never a webhook signature.
-
-type adminUserView struct {
-	ID                     uuid.UUID  `json:"id"`
-	ClerkUserID            string     `json:"clerk_user_id"`
-	Email                  string     `json:"email"`
-	DisplayName            *string    `json:"display_name"`
-	Locale                 *string    `json:"locale"`
-	CurrentTier            string     `json:"current_tier"`
-	MarketingConsentGiven  bool       `json:"marketing_consent_given"`
-	MarketingConsentAt     *time.Time `json:"marketing_consent_at"`
-	MarketingConsentSource *string    `json:"marketing_consent_source"`
-	DeletedAt              *time.Time `json:"deleted_at"`
-	CreatedAt              time.Time  `json:"created_at"`
-	UpdatedAt              time.Time  `json:"updated_at"`
-}
-
-func toAdminUserView(u models.User) adminUserView {
-	return adminUserView{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, DisplayName: u.DisplayName, Locale: u.Locale,
-		CurrentTier: u.CurrentTier, MarketingConsentGiven: u.MarketingConsentGiven, MarketingConsentAt: u.MarketingConsentAt,
-		MarketingConsentSource: u.MarketingConsentSource, DeletedAt: u.DeletedAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
-}
-
-// adminSubscriptionView is the user's own subscription view plus the Paddle ids and bookkeeping times.
-type adminSubscriptionView struct {
-	subscriptionView
-	PaddleCustomerID   string     `json:"paddle_customer_id"`
-	PaddlePriceID      string     `json:"paddle_price_id"`
-	CurrentPeriodStart *time.Time `json:"current_period_start"`
-	AccessRevokedAt    *time.Time `json:"access_revoked_at"`
-	CreatedAt          time.Time  `json:"created_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
-}
-
-func toAdminSubscriptionView(s models.Subscription) adminSubscriptionView {
-	return adminSubscriptionView{subscriptionView: *toSubscriptionView(s), PaddleCustomerID: s.PaddleCustomerID,
-		PaddlePriceID: s.PaddlePriceID, CurrentPeriodStart: s.CurrentPeriodStart, AccessRevokedAt: s.AccessRevokedAt,
-		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
-}
-
-type adminUserDetail struct {
-	User          adminUserView           `json:"user"`
-	Subscriptions []adminSubscriptionView `json:"subscriptions"`
-	Ledger        creditsResponse         `json:"ledger"`
-}
-
-func toAdminUserDetail(d admin.UserDetail) adminUserDetail {
-	return adminUserDetail{User: toAdminUserView(d.User),
-		Subscriptions: toPage(d.Subscriptions, "", toAdminSubscriptionView).Items,
-		Ledger: creditsResponse{Balance: d.Balance, Items: toPage(d.Movements, "", func(m credits.Movement) movementView {
-			return movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind, JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt}
-		}).Items}}
-}
-
-type auditView struct {
-	ID           uuid.UUID       `json:"id"`
-	Actor        string          `json:"actor"`
-	Action       string          `json:"action"`
-	UserID       *uuid.UUID      `json:"user_id"`
-	ResourceType string          `json:"resource_type"`
-	ResourceID   string          `json:"resource_id"`
-	Details      json.RawMessage `json:"details"`
-	IP           *string         `json:"ip"`
-	CreatedAt    time.Time       `json:"created_at"`
-}
-
-func toAuditView(a models.AuditLog) auditView {
-	return auditView{ID: a.ID, Actor: a.Actor, Action: a.Action, UserID: a.UserID, ResourceType: a.ResourceType,
-		ResourceID: a.ResourceID, Details: a.Details, IP: a.IP, CreatedAt: a.CreatedAt}
-}
-
-type webhookEventView struct {
-	ID               uuid.UUID  `json:"id"`
-	Provider         string     `json:"provider"`
-	EventID          string     `json:"event_id"`
-	EventType        string     `json:"event_type"`
-	ProcessingStatus string     `json:"processing_status"`
-	ErrorMessage     *string    `json:"error_message"`
-	ReplayOf         *uuid.UUID `json:"replay_of"`
-	CreatedAt        time.Time  `json:"created_at"`
-}
-
-// webhookEventDetail adds the stored payload, and whether a signature was stored (never its value).
-type webhookEventDetail struct {
-	webhookEventView
-	HasSignature bool            `json:"has_signature"`
-	Payload      json.RawMessage `json:"payload"`
-}
-
-func toWebhookEventView(w admin.WebhookEvent) webhookEventView {
-	return webhookEventView{ID: w.ID, Provider: w.Provider, EventID: w.EventID, EventType: w.EventType,
-		ProcessingStatus: w.ProcessingStatus, ErrorMessage: w.ErrorMessage, ReplayOf: w.ReplayOf, CreatedAt: w.CreatedAt}
-}
-
-type countView struct {
-	Provider string `json:"provider,omitempty"`
-	Tier     string `json:"tier,omitempty"`
-	Status   string `json:"status"`
-	Count    int64  `json:"count"`
-}
-
-type statsResponse struct {
-	GeneratedAt time.Time `json:"generated_at"`
-	Users       struct {
-		Total   int64 `json:"total"`
-		Deleted int64 `json:"deleted"`
-	} `json:"users"`
-	Subscriptions []countView `json:"subscriptions"`
-	Deliveries    []countView `json:"webhook_deliveries_24h"`
-}
-
-func toStatsResponse(s admin.Stats) statsResponse {
-	out := statsResponse{GeneratedAt: s.GeneratedAt}
-	out.Users.Total, out.Users.Deleted = s.Users.Total, s.Users.Deleted
-	out.Subscriptions = toPage(s.Subscriptions, "", func(c admin.SubscriptionCount) countView {
-		return countView{Tier: c.Tier, Status: c.Status, Count: c.Count}
-	}).Items
-	out.Deliveries = toPage(s.Deliveries, "", func(c admin.DeliveryCount) countView {
-		return countView{Provider: c.Provider, Status: c.Status, Count: c.Count}
-	}).Items
-	return out
 }
