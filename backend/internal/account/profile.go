@@ -14,39 +14,6 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
-// Profile is what GET /me shows: the user, their current (or latest) subscription and credit balance.
-type Profile struct {
-	User         models.User
-	Subscription *models.Subscription
-	Balance      int
-}
-
-// Profile gathers u's subscription summary and credit balance.
-func (s *Service) Profile(ctx context.Context, u models.User) (Profile, error) {
-	sub, err := latestSubscription(ctx, s.db, u.ID)
-	if err != nil {
-		return Profile{}, fmt.Errorf("profile: %w", err)
-	}
-	balance, err := s.credits.Balance(ctx, u.ID)
-	if err != nil {
-		return Profile{}, fmt.Errorf("profile: %w", err)
-	}
-	return Profile{User: u, Subscription: sub, Balance: balance}, nil
-}
-
-// latestSubscription is the live subscription, else the most recent one, else nil: the same choice as
-// billing.Service.Subscription, which the account service has no handle on.
-func latestSubscription(ctx context.Context, db *gorm.DB, userID uuid.UUID) (*models.Subscription, error) {
-	var subs []models.Subscription
-	err := db.WithContext(ctx).Where("user_id = ?", userID).
-		Order("CASE WHEN status IN ('trialing', 'active', 'past_due', 'paused') THEN 0 ELSE 1 END, last_event_at DESC").
-		Limit(1).Find(&subs).Error
-	if err != nil || len(subs) == 0 {
-		return nil, err
-	}
-	return &subs[0], nil
-}
-
 // UpdateProfile applies the allow-listed fields of patch (display_name, locale; see parsePatch) and audits
 // the names of the fields that actually changed. A patch that changes nothing writes nothing.
 func (s *Service) UpdateProfile(ctx context.Context, a Actor, patch Patch) (models.User, error) {

@@ -11,11 +11,16 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
+// accountHandler composes GET /me from the account, billing and ledger services rather than teaching the
+// account package about subscriptions.
 type accountHandler struct {
 	accounts *account.Service
+	billing  *billing.Service
+	ledger   Ledger
 }
 
 var accountErrors = []sentinel{
@@ -72,13 +77,17 @@ func toProfileView(u models.User) profileView {
 }
 
 func (h *accountHandler) me(c echo.Context) error {
-	p, err := h.accounts.Profile(c.Request().Context(), currentUser(c))
+	ctx, u := c.Request().Context(), currentUser(c)
+	balance, err := h.ledger.Balance(ctx, u.ID)
 	if err != nil {
 		return err
 	}
-	resp := meResponse{profileView: toProfileView(p.User), CreditBalance: p.Balance}
-	if p.Subscription != nil {
-		resp.Subscription = toSubscriptionView(*p.Subscription)
+	resp := meResponse{profileView: toProfileView(u), CreditBalance: balance}
+	switch sub, err := h.billing.Subscription(ctx, u.ID); {
+	case err == nil:
+		resp.Subscription = toSubscriptionView(sub)
+	case !errors.Is(err, billing.ErrNoSubscription):
+		return err
 	}
 	return c.JSON(http.StatusOK, resp)
 }

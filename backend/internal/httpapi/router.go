@@ -102,7 +102,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	authed.POST("/billing/portal", b.portal)
 	authed.GET("/billing/credits", b.credits)
 
-	a := &accountHandler{accounts: deps.Accounts}
+	a := &accountHandler{accounts: deps.Accounts, billing: deps.Billing, ledger: deps.Ledger}
 	authed.GET("/account/me", a.me)
 	authed.PATCH("/account/me", a.updateMe)
 	authed.DELETE("/account/me", a.deleteMe)
