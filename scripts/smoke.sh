@@ -44,6 +44,11 @@ DATABASE_URL=$(scripts/dev-db.sh url)
 export DATABASE_URL
 ./bin/fabrica migrate down --to 0
 ./bin/fabrica migrate up
-./bin/fabrica migrate status
+make --no-print-directory migrate-status
+make --no-print-directory help >/dev/null
+# The operator commands run against the same database.
+./bin/fabrica jobs list
+./bin/fabrica jobs run expire-subscriptions
+./bin/fabrica purge-archive --older-than 2160h
 scripts/dev-db.sh stop
 echo "smoke: ok"
