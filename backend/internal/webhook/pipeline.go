@@ -92,8 +92,8 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig st
 	res := Result{EventID: ev.ID}
 	var handlerErr error
 	err := p.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		handlerErr = tx.Transaction(func(sp *gorm.DB) error {
-			claimed, err := claim(sp, ev)
+		handlerErr = inSavepoint(tx, func() error {
+			claimed, err := claim(tx, ev)
 			if err != nil {
 				return err
 			}
@@ -108,7 +108,7 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig st
 				return nil
 			}
 			res.Status = models.StatusProcessed
-			return runHandler(ctx, sp, h, ev)
+			return runHandler(ctx, tx, h, ev)
 		})
 		var errMsg *string
 		if handlerErr != nil {
@@ -135,6 +135,23 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig st
 		return res, fmt.Errorf("%w: %s", ErrHandlerFailed, handlerErr.Error())
 	}
 	return res, nil
+}
+
+// inSavepoint runs fn after a savepoint and, when fn fails, rolls back to it: the claim and every effect
+// vanish while the transaction stays usable for the archive row. The fixed name keeps one statement text
+// (GORM's nested Transaction makes a random savepoint name per call, one pg_stat_statements entry each).
+func inSavepoint(tx *gorm.DB, fn func() error) error {
+	if err := tx.Exec("SAVEPOINT webhook_handler").Error; err != nil {
+		return err
+	}
+	err := fn()
+	if err != nil {
+		if rbErr := tx.Exec("ROLLBACK TO SAVEPOINT webhook_handler").Error; rbErr != nil {
+			// The transaction is unusable now; the archive insert will fail and roll everything back.
+			return errors.Join(err, rbErr)
+		}
+	}
+	return err
 }
 
 // claim inserts the dedup row; false means another delivery of the event already holds it. A concurrent
@@ -200,23 +217,32 @@ func (p *Pipeline) archiveMalformed(ctx context.Context, prov *Provider, env Env
 }
 
 func (p *Pipeline) logDelivery(ctx context.Context, ev Event, status string, start time.Time, err error) {
+	took := time.Since(start)
+	defer func() {
+		if status == "" {
+			status = "error"
+		}
+		p.observe(ev.Provider, ev.Type, status, took)
+	}()
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelWarn
+	}
+	// The delivery log line is on the hot path: build its attributes only when it will be written.
+	if !p.log.Enabled(ctx, level) {
+		return
+	}
 	attrs := []slog.Attr{
 		slog.String("provider", ev.Provider),
 		slog.String("event_id", ev.ID),
 		slog.String("event_type", ev.Type),
 		slog.String("status", status),
-		slog.Int64("duration_ms", time.Since(start).Milliseconds()),
+		slog.Int64("duration_ms", took.Milliseconds()),
 	}
-	level := slog.LevelInfo
 	if err != nil {
-		level = slog.LevelWarn
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	p.log.LogAttrs(ctx, level, "webhook delivery", attrs...)
-	if status == "" {
-		status = "error"
-	}
-	p.observe(ev.Provider, ev.Type, status, time.Since(start))
 }
 
 func (p *Pipeline) observe(provider, eventType, outcome string, took time.Duration) {
