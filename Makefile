@@ -53,9 +53,10 @@ migrate-new: build ## create migrations/NNNNN_<name>.sql: make migrate-new name=
 	$(BIN) migrate create $(name)
 
 .PHONY: bench
-bench: ## run the benchmarks (see docs/benchmarks.md)
+bench: ## Go benchmarks, then the load benchmark: server vs pgbench on one cluster (docs/benchmarks.md)
 	@scripts/ensure-postgres.sh >/dev/null
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	scripts/bench.sh
 
 .PHONY: clean
 clean: ## remove build output (not the dev database: see db-stop)
