@@ -47,7 +47,7 @@ func TestRunNewAndDup(t *testing.T) {
 	for _, mode := range []string{modeNew, modeDup} {
 		var out, errOut bytes.Buffer
 		err := run(context.Background(), []string{"-url", srv.URL, "-mode", mode, "-senders", "4",
-			"-duration", "200ms", "-warmup", "50ms", "-max", "300"}, &out, &errOut)
+			"-duration", "200ms", "-warmup", "0s", "-max", "300"}, &out, &errOut)
 		require.NoError(t, err, errOut.String())
 		var rep report
 		require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
