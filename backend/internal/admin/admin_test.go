@@ -107,7 +107,7 @@ func TestConcurrentReplaysProcessOnce(t *testing.T) {
 	for s := range statuses {
 		got[s]++
 	}
-	require.Equal(t, map[string]int{models.StatusProcessed: 1, models.StatusSkipped: n - 1}, got)
+	require.Equal(t, map[string]int{webhook.StatusProcessed: 1, webhook.StatusSkipped: n - 1}, got)
 	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'effect'`))
 	require.Equal(t, n, f.count(t, `SELECT count(*) FROM audit_logs WHERE action = ? AND actor = 'admin:boss@example.com'
 		AND resource_id = ? AND host(ip) = '192.0.2.1'`, admin.ActionWebhookReplayed, id.String()))

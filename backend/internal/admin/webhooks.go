@@ -12,7 +12,6 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
-	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
@@ -94,7 +93,7 @@ func (s *Service) Replay(ctx context.Context, a Actor, archiveID uuid.UUID) (Rep
 		return Replayed{}, ErrNoReplayer
 	}
 	res, err := s.replayer.Replay(ctx, archiveID)
-	if err != nil && !(errors.Is(err, webhook.ErrHandlerFailed) && res.Status == models.StatusFailed) {
+	if err != nil && !(errors.Is(err, webhook.ErrHandlerFailed) && res.Status == webhook.StatusFailed) {
 		return Replayed{}, fmt.Errorf("replay webhook event: %w", err)
 	}
 	// The pipeline commits its own transaction, so this row follows it: were it to fail, the replay still

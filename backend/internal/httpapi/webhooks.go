@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
@@ -47,8 +46,8 @@ func (h *webhookHandler) receive(provider string) echo.HandlerFunc {
 		}
 		return c.JSON(http.StatusOK, webhookResponse{
 			EventID:    res.EventID,
-			Idempotent: res.Status == models.StatusSkipped,
-			Ignored:    res.Status == models.StatusIgnored,
+			Idempotent: res.Status == webhook.StatusSkipped,
+			Ignored:    res.Status == webhook.StatusIgnored,
 		})
 	}
 }

@@ -9,15 +9,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// Webhook processing statuses stored in webhook_events.processing_status.
-const (
-	StatusPending   = "pending"
-	StatusProcessed = "processed"
-	StatusSkipped   = "skipped"
-	StatusFailed    = "failed"
-	StatusIgnored   = "ignored"
-)
-
 // ProcessedWebhookEvent is the dedup claim for one (provider, event_id); kept forever.
 type ProcessedWebhookEvent struct {
 	ID          uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`

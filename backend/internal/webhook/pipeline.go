@@ -14,7 +14,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
-	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
 // Sentinels of Ingest, besides the Verifier's signature errors (which all mean 401).
@@ -99,20 +98,20 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig st
 			}
 			if !claimed {
 				// Providers retry on any non-2xx; the (provider, event_id) claim turns every replay into a no-op.
-				res.Status = models.StatusSkipped
+				res.Status = StatusSkipped
 				return nil
 			}
 			h, ok := prov.Handlers[ev.Type]
 			if !ok {
-				res.Status = models.StatusIgnored
+				res.Status = StatusIgnored
 				return nil
 			}
-			res.Status = models.StatusProcessed
+			res.Status = StatusProcessed
 			return runHandler(ctx, tx, h, ev)
 		})
 		var errMsg *string
 		if handlerErr != nil {
-			res.Status = models.StatusFailed
+			res.Status = StatusFailed
 			msg := handlerErr.Error()
 			errMsg = &msg
 			if err := auditFailure(ctx, tx, ev, msg); err != nil {
@@ -209,11 +208,11 @@ func (p *Pipeline) archiveMalformed(ctx context.Context, prov *Provider, env Env
 	payload, _ := json.Marshal(sanitize(string(body), len(body)))
 	ev := Event{Provider: prov.Name, ID: sanitize(env.ID, maxEventIDLen), Type: sanitize(env.Type, maxEventTypeLen), Payload: payload}
 	msg := cause.Error()
-	if err := archive(p.db.WithContext(ctx), ev, sig, models.StatusFailed, &msg, nil); err != nil {
+	if err := archive(p.db.WithContext(ctx), ev, sig, StatusFailed, &msg, nil); err != nil {
 		return Result{}, fmt.Errorf("ingest %s: %w", prov.Name, err)
 	}
-	p.logDelivery(ctx, ev, models.StatusFailed, time.Now(), cause)
-	return Result{EventID: ev.ID, Status: models.StatusFailed}, fmt.Errorf("%w: %s", ErrMalformed, msg)
+	p.logDelivery(ctx, ev, StatusFailed, time.Now(), cause)
+	return Result{EventID: ev.ID, Status: StatusFailed}, fmt.Errorf("%w: %s", ErrMalformed, msg)
 }
 
 func (p *Pipeline) logDelivery(ctx context.Context, ev Event, status string, start time.Time, err error) {

@@ -17,7 +17,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
-	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
@@ -93,9 +92,9 @@ func TestReplayTenTimesOneEffect(t *testing.T) {
 	for i := range 10 {
 		res, err := f.ingest(context.Background(), "evt_1", "effect.happened")
 		require.NoError(t, err)
-		want := models.StatusSkipped
+		want := webhook.StatusSkipped
 		if i == 0 {
-			want = models.StatusProcessed
+			want = webhook.StatusProcessed
 		}
 		require.Equal(t, want, res.Status)
 	}
@@ -140,7 +139,7 @@ func TestHandlerFailureRollsBackClaimAndEffectsThenRetryProcesses(t *testing.T) 
 	}
 	res, err := f.ingest(context.Background(), "evt_fail", "effect.happened")
 	require.ErrorIs(t, err, webhook.ErrHandlerFailed)
-	require.Equal(t, models.StatusFailed, res.Status)
+	require.Equal(t, webhook.StatusFailed, res.Status)
 	require.Equal(t, counts{failed: 1}, f.counts(t), "the effect and the claim rolled back; the archive row stayed")
 	var msg string
 	require.NoError(t, f.db.Raw(`SELECT error_message FROM webhook_events WHERE processing_status = 'failed'`).Scan(&msg).Error)
@@ -148,7 +147,7 @@ func TestHandlerFailureRollsBackClaimAndEffectsThenRetryProcesses(t *testing.T) 
 
 	res, err = f.ingest(context.Background(), "evt_fail", "effect.happened")
 	require.NoError(t, err)
-	require.Equal(t, models.StatusProcessed, res.Status)
+	require.Equal(t, webhook.StatusProcessed, res.Status)
 	require.Equal(t, counts{effects: 1, claims: 1, processed: 1, failed: 1}, f.counts(t))
 }
 
@@ -189,7 +188,7 @@ func TestConcurrentDuplicateProcessesWhenFirstRollsBack(t *testing.T) {
 	require.Eventually(t, func() bool { return waitingOnLock(t, f.db) }, 5*time.Second, 10*time.Millisecond)
 	close(release)
 	require.ErrorIs(t, <-first, webhook.ErrHandlerFailed)
-	require.Equal(t, models.StatusProcessed, (<-second).Status)
+	require.Equal(t, webhook.StatusProcessed, (<-second).Status)
 	require.Equal(t, counts{effects: 1, claims: 1, processed: 1, failed: 1}, f.counts(t))
 }
 
@@ -273,7 +272,7 @@ func TestCancelledDeliveryCommitsNothing(t *testing.T) {
 
 	res, err := f.ingest(context.Background(), "evt_cancel", "effect.happened")
 	require.NoError(t, err)
-	require.Equal(t, models.StatusProcessed, res.Status)
+	require.Equal(t, webhook.StatusProcessed, res.Status)
 	require.Equal(t, counts{effects: 1, claims: 1, processed: 1}, f.counts(t))
 }
 
@@ -295,21 +294,21 @@ func TestReplayFailedDeliveryProcessesOnceAndProcessedIsRefused(t *testing.T) {
 	}
 	_, err := f.ingest(context.Background(), "evt_replay", "effect.happened")
 	require.ErrorIs(t, err, webhook.ErrHandlerFailed)
-	failed := f.archiveID(t, models.StatusFailed)
+	failed := f.archiveID(t, webhook.StatusFailed)
 
 	res, err := f.pipeline.Replay(context.Background(), failed)
 	require.NoError(t, err)
-	require.Equal(t, models.StatusProcessed, res.Status)
+	require.Equal(t, webhook.StatusProcessed, res.Status)
 	res, err = f.pipeline.Replay(context.Background(), failed)
 	require.NoError(t, err)
-	require.Equal(t, models.StatusSkipped, res.Status, "the claim makes a second replay a no-op")
+	require.Equal(t, webhook.StatusSkipped, res.Status, "the claim makes a second replay a no-op")
 	require.Equal(t, counts{effects: 1, claims: 1, processed: 1, skipped: 1, failed: 1}, f.counts(t))
 
 	var linked int
 	require.NoError(t, f.db.Raw(`SELECT count(*) FROM webhook_events WHERE replay_of = ?`, failed).Scan(&linked).Error)
 	require.Equal(t, 2, linked)
 
-	_, err = f.pipeline.Replay(context.Background(), f.archiveID(t, models.StatusProcessed))
+	_, err = f.pipeline.Replay(context.Background(), f.archiveID(t, webhook.StatusProcessed))
 	require.ErrorIs(t, err, webhook.ErrNotReplayable)
 	_, err = f.pipeline.Replay(context.Background(), uuid.New())
 	require.ErrorIs(t, err, db.ErrNotFound)
@@ -335,5 +334,5 @@ func TestPurgeRemovesOnlyOldArchiveRowsAndNeverClaims(t *testing.T) {
 	// A replay of a purged event is still recognised as a duplicate.
 	res, err := f.ingest(context.Background(), "evt_0", "effect.happened")
 	require.NoError(t, err)
-	require.Equal(t, models.StatusSkipped, res.Status)
+	require.Equal(t, webhook.StatusSkipped, res.Status)
 }

@@ -15,6 +15,16 @@ const (
 	ProviderClerk  = "clerk"
 )
 
+// Processing statuses stored in webhook_events.processing_status (a CHECK constraint holds the column to
+// them). The mechanism decides them, so they live here rather than with the row struct.
+const (
+	StatusPending   = "pending"
+	StatusProcessed = "processed"
+	StatusSkipped   = "skipped"
+	StatusFailed    = "failed"
+	StatusIgnored   = "ignored"
+)
+
 // Event is one verified delivery as handlers see it.
 type Event struct {
 	Provider string

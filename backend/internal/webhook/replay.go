@@ -29,7 +29,7 @@ func (p *Pipeline) Replay(ctx context.Context, archiveID uuid.UUID) (Result, err
 	if err := p.db.WithContext(ctx).Where("id = ?", archiveID).Take(&orig).Error; err != nil {
 		return Result{}, fmt.Errorf("replay %s: %w", archiveID, db.Translate(err))
 	}
-	if orig.ProcessingStatus == models.StatusProcessed {
+	if orig.ProcessingStatus == StatusProcessed {
 		return Result{}, ErrNotReplayable
 	}
 	prov, ok := p.providers[orig.Provider]
