@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"gorm.io/gorm/clause"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
@@ -78,7 +79,8 @@ func (s *Service) Checkout(ctx context.Context, a Actor, tierName string) (Check
 func (s *Service) Subscription(ctx context.Context, userID uuid.UUID) (models.Subscription, error) {
 	var subs []models.Subscription
 	err := s.db.WithContext(ctx).Where("user_id = ?", userID).
-		Order("CASE WHEN status IN ('trialing', 'active', 'past_due', 'paused') THEN 0 ELSE 1 END, last_event_at DESC").
+		Order(clause.OrderBy{Expression: clause.Expr{SQL: "CASE WHEN status IN ? THEN 0 ELSE 1 END, last_event_at DESC",
+			Vars: []any{LiveStatuses}}}).
 		Limit(1).Find(&subs).Error
 	if err != nil {
 		return models.Subscription{}, fmt.Errorf("get subscription: %w", err)
@@ -95,11 +97,10 @@ func (s *Service) liveSubscription(ctx context.Context, userID uuid.UUID) (model
 	if err != nil {
 		return sub, err
 	}
-	switch sub.Status {
-	case "trialing", "active", "past_due", "paused":
-		return sub, nil
+	if !IsLive(sub.Status) {
+		return models.Subscription{}, ErrNoSubscription
 	}
-	return models.Subscription{}, ErrNoSubscription
+	return sub, nil
 }
 
 // Cancel asks Paddle to cancel the live subscription, at the end of the period unless immediately.

@@ -17,11 +17,11 @@ func (s *Service) ExpireCanceled(ctx context.Context, now time.Time) (int, error
 		   AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = u.id AND s.status = 'canceled'
 		                  AND s.current_period_end <= ?)
 		   AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = u.id
-		                  AND s.status IN ('active', 'trialing', 'past_due', 'paused') AND s.access_revoked_at IS NULL)
+		                  AND s.status IN ? AND s.access_revoked_at IS NULL)
 		RETURNING u.id)
 		INSERT INTO audit_logs (actor, action, user_id, resource_type, resource_id, details)
 		SELECT 'system:expiry', 'subscription.expired', id, 'user', id::text, '{"tier":"free"}'::jsonb FROM downgraded`,
-		free, free, now)
+		free, free, now, LiveStatuses)
 	if res.Error != nil {
 		return 0, fmt.Errorf("expire canceled subscriptions: %w", res.Error)
 	}

@@ -220,8 +220,8 @@ func setTier(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub, tier
 	} else {
 		err = q.Exec(`UPDATE users SET current_tier = ?, updated_at = now() WHERE id = ? AND NOT EXISTS (
 			SELECT 1 FROM subscriptions WHERE user_id = ? AND paddle_subscription_id <> ?
-			   AND status IN ('active', 'trialing', 'past_due', 'paused') AND access_revoked_at IS NULL)`,
-			tier, userID, userID, exceptSub).Error
+			   AND status IN ? AND access_revoked_at IS NULL)`,
+			tier, userID, userID, exceptSub, LiveStatuses).Error
 	}
 	if err != nil {
 		return fmt.Errorf("set tier: %w", err)
