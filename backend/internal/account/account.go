@@ -10,7 +10,10 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/google/uuid"
+
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
 // Config is what the account policy needs from the service configuration.
@@ -35,16 +38,34 @@ type Jobs interface {
 	EnqueueCancelSubscriptionTx(ctx context.Context, tx *gorm.DB, paddleSubscriptionID string) error
 }
 
+// Billing is what the account policy needs from subscriptions, which the billing package owns
+// (*billing.Service implements it): the live ones a deletion cancels, and all of them for an export.
+// Declared here because billing depends on account (users), not the other way round.
+type Billing interface {
+	LiveSubscriptionIDsTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]string, error)
+	SubscriptionsTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.Subscription, error)
+}
+
+// Deps are the account policy's collaborators.
+type Deps struct {
+	DB      *gorm.DB
+	Ledger  *credits.Service
+	Jobs    Jobs
+	Billing Billing
+	Log     *slog.Logger
+}
+
 // Service applies account policy.
 type Service struct {
 	db      *gorm.DB
 	credits *credits.Service
 	mailer  Jobs
+	billing Billing
 	cfg     Config
 	log     *slog.Logger
 }
 
 // New builds the account service.
-func New(db *gorm.DB, ledger *credits.Service, mailer Jobs, cfg Config, log *slog.Logger) *Service {
-	return &Service{db: db, credits: ledger, mailer: mailer, cfg: cfg, log: log}
+func New(d Deps, cfg Config) *Service {
+	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, cfg: cfg, log: d.Log}
 }

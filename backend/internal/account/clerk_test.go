@@ -3,15 +3,12 @@ package account_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
-	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs/jobstest"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
@@ -29,8 +26,7 @@ func setup(t *testing.T) *env {
 	t.Helper()
 	d := pgtest.New(t)
 	m := &jobstest.Mailer{}
-	svc := account.New(d.Gorm, credits.New(d.Gorm), m, account.Config{SignupCredits: 25, AppName: "Fabrica"},
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := newAccounts(t, d.Gorm, m, account.Config{SignupCredits: 25, AppName: "Fabrica"})
 	return &env{db: d.Gorm, handlers: svc.ClerkHandlers(), mailer: m}
 }
 

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
@@ -18,7 +19,7 @@ type Export struct {
 	ExportedAt    time.Time
 	User          models.User
 	Subscriptions []models.Subscription
-	Ledger        []models.CreditTransaction
+	Ledger        []credits.Movement
 	Audit         []models.AuditLog
 }
 
@@ -27,7 +28,7 @@ func (s *Service) Export(ctx context.Context, a Actor) (Export, error) {
 	var out Export
 	// REPEATABLE READ: the reads see one moment, so the ledger matches the subscriptions beside it.
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
-		if out, err = readExport(tx, a); err != nil {
+		if out, err = s.readExport(ctx, tx, a); err != nil {
 			return err
 		}
 		return audit.Write(ctx, tx, audit.Entry{Actor: a.name(), Action: ActionExported, UserID: &a.UserID,
@@ -40,8 +41,9 @@ func (s *Service) Export(ctx context.Context, a Actor) (Export, error) {
 	return out, nil
 }
 
-// readExport filters every table by the caller's own id in SQL: nothing of another user can reach it.
-func readExport(tx *gorm.DB, a Actor) (Export, error) {
+// readExport asks each table's owner for the caller's rows, filtered by the caller's own id in SQL: nothing
+// of another user can reach it.
+func (s *Service) readExport(ctx context.Context, tx *gorm.DB, a Actor) (Export, error) {
 	out := Export{ExportedAt: time.Now().UTC()}
 	var users []models.User
 	if err := tx.Where("id = ?", a.UserID).Limit(1).Find(&users).Error; err != nil {
@@ -51,10 +53,13 @@ func readExport(tx *gorm.DB, a Actor) (Export, error) {
 		return out, ErrDeleted
 	}
 	out.User = users[0]
-	for _, dst := range []any{&out.Subscriptions, &out.Ledger, &out.Audit} {
-		if err := tx.Where("user_id = ?", a.UserID).Order("created_at, id").Find(dst).Error; err != nil {
-			return out, err
-		}
+	var err error
+	if out.Subscriptions, err = s.billing.SubscriptionsTx(ctx, tx, a.UserID); err != nil {
+		return out, err
 	}
-	return out, nil
+	if out.Ledger, err = s.credits.WithTx(tx).History(ctx, a.UserID); err != nil {
+		return out, err
+	}
+	out.Audit, err = audit.ForUserTx(ctx, tx, a.UserID)
+	return out, err
 }

@@ -50,9 +50,8 @@ func (s *Service) Delete(ctx context.Context, a Actor) (Deletion, error) {
 // (at the end of the paid period: no further charge, and a restore within the period keeps access),
 // enqueued in the deletion's transaction so it happens exactly when the deletion commits.
 func (s *Service) cancelSubscriptions(ctx context.Context, tx *gorm.DB, userID uuid.UUID) error {
-	var ids []string
-	if err := tx.WithContext(ctx).Raw(`SELECT paddle_subscription_id FROM subscriptions
-		WHERE user_id = ? AND status IN ('trialing', 'active', 'past_due', 'paused')`, userID).Scan(&ids).Error; err != nil {
+	ids, err := s.billing.LiveSubscriptionIDsTx(ctx, tx, userID)
+	if err != nil {
 		return fmt.Errorf("find live subscriptions: %w", err)
 	}
 	for _, id := range ids {

@@ -2,8 +2,6 @@ package account_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +10,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
-	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs/jobstest"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
@@ -23,7 +20,7 @@ const day = 24 * time.Hour
 func newService(t *testing.T, cfg account.Config) (*account.Service, *gorm.DB) {
 	t.Helper()
 	d := pgtest.New(t)
-	return account.New(d.Gorm, credits.New(d.Gorm), &jobstest.Mailer{}, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))), d.Gorm
+	return newAccounts(t, d.Gorm, &jobstest.Mailer{}, cfg), d.Gorm
 }
 
 // seedUser inserts a user, soft-deleted at deletedAt unless it is zero, and returns it.

@@ -32,7 +32,7 @@ func TestUnsubscribeRejectsBadTokens(t *testing.T) {
 	valid := tokenOf(t, svc, "user_victim")
 	victimID, victimMAC, _ := strings.Cut(valid, ".")
 	_, malloryMAC, _ := strings.Cut(tokenOf(t, svc, "user_mallory"), ".")
-	otherKey := account.New(nil, nil, nil, account.Config{UnsubscribeSecret: "another-secret", PublicBaseURL: "https://app.test"}, nil)
+	otherKey := account.New(account.Deps{}, account.Config{UnsubscribeSecret: "another-secret", PublicBaseURL: "https://app.test"})
 	flipped := []byte(victimMAC)
 	flipped[5] = map[bool]byte{true: 'B', false: 'A'}[flipped[5] == 'A']
 

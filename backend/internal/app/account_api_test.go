@@ -181,7 +181,7 @@ func TestUnsubscribeLink(t *testing.T) {
 	for _, id := range []string{"user_u", "user_v"} {
 		e.runAccount(t, []accountCase{{"consent " + id, http.MethodPost, consentPath, e.token(t, id), `{"marketing":true}`, http.StatusOK, "", ""}})
 	}
-	links := account.New(nil, nil, nil, account.Config{UnsubscribeSecret: e.app.cfg.EmailUnsubscribeSecret, PublicBaseURL: e.app.cfg.PublicBaseURL}, nil)
+	links := account.New(account.Deps{}, account.Config{UnsubscribeSecret: e.app.cfg.EmailUnsubscribeSecret, PublicBaseURL: e.app.cfg.PublicBaseURL})
 	path := func(clerkID string) string {
 		u, err := url.Parse(links.UnsubscribeURL(clerkID))
 		require.NoError(t, err)

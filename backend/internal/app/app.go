@@ -110,13 +110,13 @@ func (a *App) wire() error {
 	}
 	ledger := credits.New(a.db)
 	a.ledger = ledger
-	accounts := account.New(a.db, ledger, queue, account.Config{
+	a.billing = billing.New(a.db, tiers, ledger, queue, billing.NewCheckoutSigner(cfg.CheckoutSigningSecret),
+		billing.Config{AppName: cfg.AppName}, a.log)
+	accounts := account.New(account.Deps{DB: a.db, Ledger: ledger, Jobs: queue, Billing: a.billing, Log: a.log}, account.Config{
 		SignupCredits: tiers.Free().SignupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
 		DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
 		PublicBaseURL: cfg.PublicBaseURL,
-	}, a.log)
-	a.billing = billing.New(a.db, tiers, ledger, queue, billing.NewCheckoutSigner(cfg.CheckoutSigningSecret),
-		billing.Config{AppName: cfg.AppName}, a.log)
+	})
 	if err := a.wirePaddleAPI(); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
 // Actors of system-initiated actions; users and admins are "user:<clerk id>" and "admin:<email>".
@@ -50,4 +52,13 @@ func Write(ctx context.Context, tx *gorm.DB, e Entry) error {
 		return fmt.Errorf("audit %s: %w", e.Action, err)
 	}
 	return nil
+}
+
+// ForUserTx returns every audit row about userID, oldest first (the GDPR export includes the processing log).
+func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.AuditLog, error) {
+	rows := []models.AuditLog{}
+	if err := tx.WithContext(ctx).Where("user_id = ?", userID).Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("audit rows of user: %w", err)
+	}
+	return rows, nil
 }

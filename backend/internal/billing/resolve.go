@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
 )
 
 // ErrUnresolvableUser means a Paddle event names no user we can trust: no valid checkout signature and no
@@ -30,7 +31,8 @@ func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, 
 		if err := s.signer.Verify(cd.CheckoutSig, cd.ClerkUserID, cd.Email, priceID, at); err != nil {
 			return uuid.Nil, fmt.Errorf("%w (clerk_user_id %q)", err, cd.ClerkUserID)
 		}
-		return ensureUser(ctx, tx, cd.ClerkUserID, cd.Email)
+		u, err := account.EnsureUserTx(ctx, tx, cd.ClerkUserID, cd.Email)
+		return u.ID, err
 	}
 	if customerID != "" {
 		var ids []uuid.UUID
@@ -55,16 +57,4 @@ func userOfSubscription(ctx context.Context, tx *gorm.DB, subscriptionID string)
 		return uuid.Nil, false, nil
 	}
 	return ids[0], true, nil
-}
-
-// ensureUser returns the user with clerkUserID, creating it from the signed checkout data if needed.
-func ensureUser(ctx context.Context, tx *gorm.DB, clerkUserID, email string) (uuid.UUID, error) {
-	var ids []uuid.UUID
-	err := tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, email) VALUES (?, ?)
-		ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE SET clerk_user_id = EXCLUDED.clerk_user_id
-		RETURNING id`, clerkUserID, strings.ToLower(email)).Scan(&ids).Error
-	if err != nil || len(ids) != 1 {
-		return uuid.Nil, fmt.Errorf("ensure user %s: %w", clerkUserID, err)
-	}
-	return ids[0], nil
 }

@@ -1,6 +1,15 @@
 package billing
 
-import "slices"
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
+)
 
 // LiveStatuses are the subscription statuses that grant access: the paid tier holds through a trial, the
 // active period, dunning (past_due) and a pause. This is the one definition; SQL takes it as a parameter
@@ -10,3 +19,23 @@ var LiveStatuses = []string{"trialing", "active", "past_due", "paused"}
 
 // IsLive reports whether status grants access.
 func IsLive(status string) bool { return slices.Contains(LiveStatuses, status) }
+
+// LiveSubscriptionIDsTx returns the Paddle ids of the user's subscriptions that grant access (account
+// cancels them when the account is deleted).
+func (s *Service) LiveSubscriptionIDsTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]string, error) {
+	var ids []string
+	if err := tx.WithContext(ctx).Raw(`SELECT paddle_subscription_id FROM subscriptions
+		WHERE user_id = ? AND status IN ?`, userID, LiveStatuses).Scan(&ids).Error; err != nil {
+		return nil, fmt.Errorf("live subscriptions: %w", err)
+	}
+	return ids, nil
+}
+
+// SubscriptionsTx returns all of the user's subscriptions, oldest first.
+func (s *Service) SubscriptionsTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.Subscription, error) {
+	subs := []models.Subscription{}
+	if err := tx.WithContext(ctx).Where("user_id = ?", userID).Order("created_at, id").Find(&subs).Error; err != nil {
+		return nil, fmt.Errorf("subscriptions: %w", err)
+	}
+	return subs, nil
+}

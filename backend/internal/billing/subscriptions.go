@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
@@ -210,23 +211,28 @@ func (s *Service) syncTier(ctx context.Context, tx *gorm.DB, r synced) error {
 	return setTier(ctx, tx, r.userID, r.sub.ID, tier, free)
 }
 
-// setTier writes the user's tier. A downgrade to free is skipped while another subscription of the user
-// (not exceptSub) still grants access.
+// setTier writes the user's tier through its owner. A downgrade to free is skipped while another
+// subscription of the user (not exceptSub) still grants access.
 func setTier(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub, tier, free string) error {
-	q := tx.WithContext(ctx)
-	var err error
-	if tier != free {
-		err = q.Exec(`UPDATE users SET current_tier = ?, updated_at = now() WHERE id = ?`, tier, userID).Error
-	} else {
-		err = q.Exec(`UPDATE users SET current_tier = ?, updated_at = now() WHERE id = ? AND NOT EXISTS (
-			SELECT 1 FROM subscriptions WHERE user_id = ? AND paddle_subscription_id <> ?
-			   AND status IN ? AND access_revoked_at IS NULL)`,
-			tier, userID, userID, exceptSub, LiveStatuses).Error
+	if tier == free {
+		if other, err := otherLiveSubscription(ctx, tx, userID, exceptSub); err != nil || other {
+			return err
+		}
 	}
+	_, err := account.SetTierTx(ctx, tx, userID, tier)
+	return err
+}
+
+// otherLiveSubscription reports whether the user has a subscription besides exceptSub that grants access.
+func otherLiveSubscription(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub string) (bool, error) {
+	var other bool
+	err := tx.WithContext(ctx).Raw(`SELECT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = ?
+		AND paddle_subscription_id <> ? AND status IN ? AND access_revoked_at IS NULL)`,
+		userID, exceptSub, LiveStatuses).Row().Scan(&other)
 	if err != nil {
-		return fmt.Errorf("set tier: %w", err)
+		return false, fmt.Errorf("find other live subscriptions: %w", err)
 	}
-	return nil
+	return other, nil
 }
 
 func (s *Service) auditSubscription(ctx context.Context, tx *gorm.DB, ev webhook.Event, r synced, extra map[string]any) error {
@@ -243,13 +249,9 @@ func (s *Service) auditSubscription(ctx context.Context, tx *gorm.DB, ev webhook
 
 // email enqueues a transactional email to the user, if we know their address.
 func (s *Service) email(ctx context.Context, tx *gorm.DB, userID uuid.UUID, template, key string, data func(addr string) any) error {
-	var addrs []string
-	if err := tx.WithContext(ctx).Raw(`SELECT email FROM users WHERE id = ? AND deleted_at IS NULL`, userID).
-		Scan(&addrs).Error; err != nil {
-		return fmt.Errorf("email %s: %w", template, err)
+	addr, err := account.EmailTx(ctx, tx, userID)
+	if err != nil || addr == "" {
+		return err
 	}
-	if len(addrs) == 0 || addrs[0] == "" {
-		return nil
-	}
-	return s.mailer.EnqueueEmailTx(ctx, tx, template, addrs[0], key, data(addrs[0]))
+	return s.mailer.EnqueueEmailTx(ctx, tx, template, addr, key, data(addr))
 }

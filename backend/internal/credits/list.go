@@ -19,3 +19,15 @@ func (s *Service) List(ctx context.Context, userID uuid.UUID, limit int, cursor 
 	}
 	return items, next, nil
 }
+
+// History returns all of the user's movements oldest first (the GDPR export): a user's ledger is small
+// enough to read whole, and an export must be complete.
+func (s *Service) History(ctx context.Context, userID uuid.UUID) ([]Movement, error) {
+	items := []Movement{}
+	err := s.db.WithContext(ctx).Raw(`SELECT `+columns+` FROM credit_transactions WHERE user_id = ?
+		ORDER BY created_at, id`, userID).Scan(&items).Error
+	if err != nil {
+		return nil, wrap("credit history", err)
+	}
+	return items, nil
+}

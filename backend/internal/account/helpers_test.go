@@ -1,0 +1,29 @@
+package account_test
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/jobs/jobstest"
+)
+
+func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// newAccounts builds the account service on db the way app does, with the real billing package answering
+// its subscription questions (the subscriptions table is billing's).
+func newAccounts(t *testing.T, db *gorm.DB, m *jobstest.Mailer, cfg account.Config) *account.Service {
+	t.Helper()
+	tiers, err := billing.LoadTiers("")
+	require.NoError(t, err)
+	ledger := credits.New(db)
+	bill := billing.New(db, tiers, ledger, m, billing.NewCheckoutSigner("account-test-checkout-secret-0123456789"),
+		billing.Config{}, discardLog())
+	return account.New(account.Deps{DB: db, Ledger: ledger, Jobs: m, Billing: bill, Log: discardLog()}, cfg)
+}
