@@ -2,21 +2,10 @@ package account
 
 import (
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // DefaultDeletionGrace is the restore window of a soft-deleted account when Config.DeletionGrace is unset.
 const DefaultDeletionGrace = 30 * 24 * time.Hour
-
-// Actor is the authenticated user calling the API, as the audit trail records them.
-type Actor struct {
-	UserID      uuid.UUID
-	ClerkUserID string
-	IP          string
-}
-
-func (a Actor) name() string { return "user:" + a.ClerkUserID }
 
 // Audit actions this package writes besides the Clerk event names.
 const (

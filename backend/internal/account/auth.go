@@ -49,9 +49,9 @@ func (s *Service) restore(ctx context.Context, u models.User) (models.User, erro
 		if err != nil || len(restored) == 0 {
 			return err
 		}
-		return audit.Write(ctx, tx, audit.Entry{Actor: "user:" + u.ClerkUserID, Action: ActionRestored,
-			UserID: &u.ID, ResourceType: "user", ResourceID: u.ClerkUserID,
-			Details: map[string]any{"deleted_at": u.DeletedAt.UTC()}})
+		by := audit.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID}
+		return audit.Write(ctx, tx, by.Entry(ActionRestored, "user", u.ClerkUserID,
+			map[string]any{"deleted_at": u.DeletedAt.UTC()}))
 	})
 	if err != nil {
 		return models.User{}, fmt.Errorf("restore account: %w", err)

@@ -14,7 +14,7 @@ import (
 
 // SetMarketingConsent records the caller's marketing consent with its time and source "api", and audits
 // it. Only a change is written: repeating the current choice keeps the original time and writes nothing.
-func (s *Service) SetMarketingConsent(ctx context.Context, a Actor, given bool) (models.User, error) {
+func (s *Service) SetMarketingConsent(ctx context.Context, a audit.Actor, given bool) (models.User, error) {
 	var u models.User
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
 		// The row lock makes compare-then-write safe: of two identical concurrent requests the second sees
@@ -27,8 +27,7 @@ func (s *Service) SetMarketingConsent(ctx context.Context, a Actor, given bool) 
 		if err := tx.Model(&u).Clauses(clause.Returning{}).Updates(change).Error; err != nil {
 			return err
 		}
-		return audit.Write(ctx, tx, audit.Entry{Actor: a.name(), Action: ActionConsentUpdated, UserID: &a.UserID,
-			ResourceType: "user", ResourceID: a.ClerkUserID, IP: a.IP, Details: map[string]any{"marketing": given}})
+		return audit.Write(ctx, tx, a.Entry(ActionConsentUpdated, "user", a.ClerkUserID, map[string]any{"marketing": given}))
 	})
 	if err != nil {
 		return models.User{}, fmt.Errorf("set marketing consent: %w", err)
@@ -54,8 +53,8 @@ func (s *Service) Unsubscribe(ctx context.Context, token, ip string) error {
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		return audit.Write(ctx, tx, audit.Entry{Actor: "user:" + clerkID, Action: ActionUnsubscribed, UserID: &ids[0],
-			ResourceType: "user", ResourceID: clerkID, IP: ip, Details: map[string]any{"via": "one_click_link"}})
+		by := audit.Actor{UserID: ids[0], ClerkUserID: clerkID, IP: ip}
+		return audit.Write(ctx, tx, by.Entry(ActionUnsubscribed, "user", clerkID, map[string]any{"via": "one_click_link"}))
 	})
 	if err != nil {
 		return fmt.Errorf("unsubscribe: %w", err)

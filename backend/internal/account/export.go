@@ -24,16 +24,15 @@ type Export struct {
 }
 
 // Export reads the caller's data from one snapshot and audits the export in the same transaction.
-func (s *Service) Export(ctx context.Context, a Actor) (Export, error) {
+func (s *Service) Export(ctx context.Context, a audit.Actor) (Export, error) {
 	var out Export
 	// REPEATABLE READ: the reads see one moment, so the ledger matches the subscriptions beside it.
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
 		if out, err = s.readExport(ctx, tx, a); err != nil {
 			return err
 		}
-		return audit.Write(ctx, tx, audit.Entry{Actor: a.name(), Action: ActionExported, UserID: &a.UserID,
-			ResourceType: "user", ResourceID: a.ClerkUserID, IP: a.IP, Details: map[string]any{
-				"subscriptions": len(out.Subscriptions), "credit_transactions": len(out.Ledger), "audit_logs": len(out.Audit)}})
+		return audit.Write(ctx, tx, a.Entry(ActionExported, "user", a.ClerkUserID, map[string]any{
+			"subscriptions": len(out.Subscriptions), "credit_transactions": len(out.Ledger), "audit_logs": len(out.Audit)}))
 	}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
 	if err != nil {
 		return Export{}, fmt.Errorf("export account: %w", err)
@@ -43,7 +42,7 @@ func (s *Service) Export(ctx context.Context, a Actor) (Export, error) {
 
 // readExport asks each table's owner for the caller's rows, filtered by the caller's own id in SQL: nothing
 // of another user can reach it.
-func (s *Service) readExport(ctx context.Context, tx *gorm.DB, a Actor) (Export, error) {
+func (s *Service) readExport(ctx context.Context, tx *gorm.DB, a audit.Actor) (Export, error) {
 	out := Export{ExportedAt: time.Now().UTC()}
 	var users []models.User
 	if err := tx.Where("id = ?", a.UserID).Limit(1).Find(&users).Error; err != nil {

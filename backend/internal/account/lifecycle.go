@@ -20,7 +20,7 @@ type Deletion struct {
 
 // Delete soft-deletes the caller's account and audits it. From then on every authenticated request answers
 // ErrDeleted until a fresh sign-in restores the account (see Authenticate) or HardDeleteExpired erases it.
-func (s *Service) Delete(ctx context.Context, a Actor) (Deletion, error) {
+func (s *Service) Delete(ctx context.Context, a audit.Actor) (Deletion, error) {
 	var at []time.Time
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		// deleted_at IS NULL: of two concurrent deletes one wins; the other sees ErrDeleted, like any
@@ -36,9 +36,8 @@ func (s *Service) Delete(ctx context.Context, a Actor) (Deletion, error) {
 		if err := s.cancelSubscriptions(ctx, tx, a.UserID); err != nil {
 			return err
 		}
-		return audit.Write(ctx, tx, audit.Entry{Actor: a.name(), Action: ActionDeleted, UserID: &a.UserID,
-			ResourceType: "user", ResourceID: a.ClerkUserID, IP: a.IP,
-			Details: map[string]any{"hard_delete_after": at[0].Add(s.grace()).UTC()}})
+		return audit.Write(ctx, tx, a.Entry(ActionDeleted, "user", a.ClerkUserID,
+			map[string]any{"hard_delete_after": at[0].Add(s.grace()).UTC()}))
 	})
 	if err != nil {
 		return Deletion{}, fmt.Errorf("delete account: %w", err)

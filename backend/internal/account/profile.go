@@ -16,7 +16,7 @@ import (
 
 // UpdateProfile applies the allow-listed fields of patch (display_name, locale; see parsePatch) and audits
 // the names of the fields that actually changed. A patch that changes nothing writes nothing.
-func (s *Service) UpdateProfile(ctx context.Context, a Actor, patch Patch) (models.User, error) {
+func (s *Service) UpdateProfile(ctx context.Context, a audit.Actor, patch Patch) (models.User, error) {
 	want, err := parsePatch(patch)
 	if err != nil {
 		return models.User{}, fmt.Errorf("update profile: %w", err)
@@ -38,9 +38,7 @@ func (s *Service) UpdateProfile(ctx context.Context, a Actor, patch Patch) (mode
 		if err := tx.Model(&u).Clauses(clause.Returning{}).Updates(set).Error; err != nil {
 			return err
 		}
-		return audit.Write(ctx, tx, audit.Entry{Actor: a.name(), Action: ActionUpdated, UserID: &a.UserID,
-			ResourceType: "user", ResourceID: a.ClerkUserID, IP: a.IP,
-			Details: map[string]any{"fields_changed": changed}})
+		return audit.Write(ctx, tx, a.Entry(ActionUpdated, "user", a.ClerkUserID, map[string]any{"fields_changed": changed}))
 	})
 	if err != nil {
 		return models.User{}, fmt.Errorf("update profile: %w", err)

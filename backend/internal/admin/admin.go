@@ -36,14 +36,6 @@ type Replayer interface {
 	Replay(ctx context.Context, archiveID uuid.UUID) (webhook.Result, error)
 }
 
-// Actor is the authenticated caller of an admin endpoint (or of an attempt at one).
-type Actor struct {
-	UserID      uuid.UUID
-	ClerkUserID string
-	Email       string
-	IP          string
-}
-
 // Service answers the admin API's queries and performs its audited actions.
 type Service struct {
 	db       *gorm.DB
@@ -62,14 +54,10 @@ func (s *Service) WithReplayer(r Replayer) *Service {
 
 // RecordUnauthorized writes the audit row of a refused admin request: one row per attempt, the request's
 // method and path only (never the query, which may carry search terms such as e-mail addresses).
-func (s *Service) RecordUnauthorized(ctx context.Context, a Actor, method, path string) error {
+func (s *Service) RecordUnauthorized(ctx context.Context, a audit.Actor, method, path string) error {
 	// The path is the caller's input: clipped to the column, so a long one cannot turn the 403 into a 500.
 	path = clip(path, maxResourceIDLen)
-	return audit.Write(ctx, s.db, audit.Entry{
-		Actor: "user:" + a.ClerkUserID, Action: ActionUnauthorized, UserID: &a.UserID,
-		ResourceType: "admin_api", ResourceID: path,
-		Details: map[string]any{"method": method, "path": path}, IP: a.IP,
-	})
+	return audit.Write(ctx, s.db, a.Entry(ActionUnauthorized, "admin_api", path, map[string]any{"method": method, "path": path}))
 }
 
 // maxResourceIDLen is audit_logs.resource_id's VARCHAR length.

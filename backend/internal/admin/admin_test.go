@@ -17,6 +17,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 const secret = "pdl_ntfset_admin_test"
 
-var boss = admin.Actor{UserID: uuid.New(), ClerkUserID: "user_boss", Email: "boss@example.com", IP: "192.0.2.1"}
+var boss = audit.Actor{UserID: uuid.New(), ClerkUserID: "user_boss", Email: "boss@example.com", IP: "192.0.2.1"}
 
 // fixture is an admin service over a real pipeline whose one handler fails its first call, then writes
 // one countable effect per successful run.

@@ -88,7 +88,7 @@ func (s *Service) WebhookEvent(ctx context.Context, id uuid.UUID) (WebhookEvent,
 // Replay re-runs an archived delivery through the pipeline and audits it once. A processed delivery is
 // refused (webhook.ErrNotReplayable) and an unknown one is db.ErrNotFound; neither ran, so neither is
 // audited. A handler that fails again is an outcome, not an error: the new archive row records it.
-func (s *Service) Replay(ctx context.Context, a Actor, archiveID uuid.UUID) (Replayed, error) {
+func (s *Service) Replay(ctx context.Context, a audit.Actor, archiveID uuid.UUID) (Replayed, error) {
 	if s.replayer == nil {
 		return Replayed{}, ErrNoReplayer
 	}
@@ -98,11 +98,8 @@ func (s *Service) Replay(ctx context.Context, a Actor, archiveID uuid.UUID) (Rep
 	}
 	// The pipeline commits its own transaction, so this row follows it: were it to fail, the replay still
 	// happened, and the new archive row (replay_of) remains its record.
-	err = audit.Write(ctx, s.db, audit.Entry{
-		Actor: "admin:" + a.Email, Action: ActionWebhookReplayed, UserID: &a.UserID,
-		ResourceType: "webhook_event", ResourceID: archiveID.String(), IP: a.IP,
-		Details: map[string]any{"webhook_event_id": archiveID.String(), "result_status": res.Status},
-	})
+	err = audit.Write(ctx, s.db, a.AsAdmin().Entry(ActionWebhookReplayed, "webhook_event", archiveID.String(),
+		map[string]any{"webhook_event_id": archiveID.String(), "result_status": res.Status}))
 	if err != nil {
 		return Replayed{}, err
 	}

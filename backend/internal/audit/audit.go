@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -13,12 +14,57 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
-// Actors of system-initiated actions; users and admins are "user:<clerk id>" and "admin:<email>".
+// Actors of system-initiated actions; users and admins are Actor values (Actor.Name).
 const (
 	ActorClerk  = "clerk:webhook"
 	ActorPaddle = "paddle:webhook"
 	ActorSystem = "system"
 )
+
+// Actor is the authenticated person an action is attributed to. It is built once, where the request is
+// authenticated (httpapi), and handed to every domain call that audits.
+type Actor struct {
+	UserID      uuid.UUID
+	ClerkUserID string
+	Email       string
+	IP          string
+	// Admin marks an operator acting through the admin API; the trail names them by their admin email.
+	Admin bool
+}
+
+const (
+	userPrefix  = "user:"
+	adminPrefix = "admin:"
+)
+
+// Name is the audit_logs.actor value: "user:<clerk id>", or "admin:<email>" for an operator.
+func (a Actor) Name() string {
+	if a.Admin {
+		return adminPrefix + a.Email
+	}
+	return userPrefix + a.ClerkUserID
+}
+
+// AsAdmin is a acting as an operator (the admin gate has let them through).
+func (a Actor) AsAdmin() Actor {
+	a.Admin = true
+	return a
+}
+
+// Entry is the audit row of action by a on one resource; UserID and IP come from a.
+func (a Actor) Entry(action, resourceType, resourceID string, details map[string]any) Entry {
+	return Entry{Actor: a.Name(), Action: action, UserID: &a.UserID, ResourceType: resourceType,
+		ResourceID: resourceID, Details: details, IP: a.IP}
+}
+
+// Exported is an actor name as a user's GDPR export shows it: which staff member acted is that person's
+// data, not the user's, so "admin:<email>" becomes "admin"; that an admin acted stays visible.
+func Exported(name string) string {
+	if strings.HasPrefix(name, adminPrefix) {
+		return "admin"
+	}
+	return name
+}
 
 // Entry is one audit row. Details must be a curated allow-list of fields for the action, never a whole
 // payload: audit rows are kept indefinitely and exported to the user.

@@ -32,14 +32,6 @@ var (
 	ErrNoPaddleAPI       = errors.New("paddle api is not configured")
 )
 
-// Actor is the authenticated user calling the API.
-type Actor struct {
-	UserID      uuid.UUID
-	ClerkUserID string
-	Email       string
-	IP          string
-}
-
 // WithAPI sets the Paddle API client (nil when PADDLE_API_KEY is unset: management calls then fail with
 // ErrNoPaddleAPI while webhooks keep working).
 func (s *Service) WithAPI(api PaddleAPI) *Service {
@@ -55,7 +47,7 @@ type CheckoutData struct {
 }
 
 // Checkout prepares a signed checkout for tier. A user with a live subscription changes tier instead.
-func (s *Service) Checkout(ctx context.Context, a Actor, tierName string) (CheckoutData, error) {
+func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName string) (CheckoutData, error) {
 	tier, ok := s.tiers.ByName(tierName)
 	switch {
 	case !ok:
@@ -104,7 +96,7 @@ func (s *Service) liveSubscription(ctx context.Context, userID uuid.UUID) (model
 }
 
 // Cancel asks Paddle to cancel the live subscription, at the end of the period unless immediately.
-func (s *Service) Cancel(ctx context.Context, a Actor, immediately bool) error {
+func (s *Service) Cancel(ctx context.Context, a audit.Actor, immediately bool) error {
 	sub, err := s.managed(ctx, a)
 	if err != nil {
 		return err
@@ -117,7 +109,7 @@ func (s *Service) Cancel(ctx context.Context, a Actor, immediately bool) error {
 
 // Change moves the live subscription to target: a paid tier through a prorated price change, free
 // through a cancel at period end (there is no Paddle price for free).
-func (s *Service) Change(ctx context.Context, a Actor, target string) error {
+func (s *Service) Change(ctx context.Context, a audit.Actor, target string) error {
 	tier, ok := s.tiers.ByName(target)
 	if !ok {
 		return fmt.Errorf("change to %q: %w", target, ErrUnknownTier)
@@ -141,7 +133,7 @@ func (s *Service) Change(ctx context.Context, a Actor, target string) error {
 }
 
 // Resume asks Paddle to resume a paused subscription.
-func (s *Service) Resume(ctx context.Context, a Actor) error {
+func (s *Service) Resume(ctx context.Context, a audit.Actor) error {
 	sub, err := s.managed(ctx, a)
 	if err != nil {
 		return err
@@ -157,7 +149,7 @@ func (s *Service) Resume(ctx context.Context, a Actor) error {
 
 // PortalURL creates a Paddle customer-portal session for the user's subscription. The URL carries a
 // temporary token: it is returned, never stored.
-func (s *Service) PortalURL(ctx context.Context, a Actor) (string, error) {
+func (s *Service) PortalURL(ctx context.Context, a audit.Actor) (string, error) {
 	if s.api == nil {
 		return "", ErrNoPaddleAPI
 	}
@@ -173,18 +165,17 @@ func (s *Service) PortalURL(ctx context.Context, a Actor) (string, error) {
 }
 
 // managed is the live subscription the user may act on; it exists only with the Paddle API configured.
-func (s *Service) managed(ctx context.Context, a Actor) (models.Subscription, error) {
+func (s *Service) managed(ctx context.Context, a audit.Actor) (models.Subscription, error) {
 	if s.api == nil {
 		return models.Subscription{}, ErrNoPaddleAPI
 	}
 	return s.liveSubscription(ctx, a.UserID)
 }
 
-func (s *Service) auditRequest(ctx context.Context, a Actor, action string, sub models.Subscription, details map[string]any) error {
+func (s *Service) auditRequest(ctx context.Context, a audit.Actor, action string, sub models.Subscription, details map[string]any) error {
 	if details == nil {
 		details = map[string]any{}
 	}
 	details["paddle_subscription_id"] = sub.PaddleSubscriptionID
-	return audit.Write(ctx, s.db, audit.Entry{Actor: "user:" + a.ClerkUserID, Action: action, UserID: &a.UserID,
-		ResourceType: "subscription", ResourceID: sub.PaddleSubscriptionID, Details: details, IP: a.IP})
+	return audit.Write(ctx, s.db, a.Entry(action, "subscription", sub.PaddleSubscriptionID, details))
 }

@@ -26,21 +26,14 @@ const (
 // auditResource is the audit resource_type of job lifecycle rows; resource_id is the job id.
 const auditResource = "credit_job"
 
-// Actor is the user asking for a ledger change, as the audit trail records them.
-type Actor struct {
-	UserID      uuid.UUID
-	ClerkUserID string
-	IP          string
-}
-
-func (a Actor) audit(ctx context.Context, tx *gorm.DB, action, jobID string, details map[string]any) error {
-	return audit.Write(ctx, tx, audit.Entry{Actor: "user:" + a.ClerkUserID, Action: action, UserID: &a.UserID,
-		ResourceType: auditResource, ResourceID: jobID, Details: details, IP: a.IP})
+// auditJob writes the audit row of one state change of a's job.
+func auditJob(ctx context.Context, tx *gorm.DB, a audit.Actor, action, jobID string, details map[string]any) error {
+	return audit.Write(ctx, tx, a.Entry(action, auditResource, jobID, details))
 }
 
 // Spend is Deduct for one unit of the actor's work, with its audit row and the balance after it, all in
 // one transaction. A repeated jobID returns the original deduct with created=false and writes nothing.
-func (s *Service) Spend(ctx context.Context, a Actor, amount int, jobID, reason string) (m Movement, bal int, created bool, err error) {
+func (s *Service) Spend(ctx context.Context, a audit.Actor, amount int, jobID, reason string) (m Movement, bal int, created bool, err error) {
 	if err := validate(amount, jobID); err != nil {
 		return Movement{}, 0, false, wrap("spend credits", err)
 	}
@@ -51,7 +44,7 @@ func (s *Service) Spend(ctx context.Context, a Actor, amount int, jobID, reason 
 		}
 		// The reason is the client's free text: it stays on the ledger row, out of the audit trail.
 		if created {
-			if err := a.audit(ctx, tx, ActionSpent, jobID, map[string]any{"movement_id": m.ID, "amount": amount}); err != nil {
+			if err := auditJob(ctx, tx, a, ActionSpent, jobID, map[string]any{"movement_id": m.ID, "amount": amount}); err != nil {
 				return err
 			}
 		}
@@ -68,7 +61,7 @@ func (s *Service) Spend(ctx context.Context, a Actor, amount int, jobID, reason 
 // CompleteJob records that the actor's job finished. created is false when it was already completed.
 // ErrNoDeduct when the actor has no deduct for jobID (another user's job looks the same); ErrJobFinished
 // when the job failed or its credits were returned.
-func (s *Service) CompleteJob(ctx context.Context, a Actor, jobID string) (created bool, err error) {
+func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) (created bool, err error) {
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		j, err := lockJob(tx, a.UserID, jobID)
 		switch {
@@ -82,7 +75,7 @@ func (s *Service) CompleteJob(ctx context.Context, a Actor, jobID string) (creat
 		if _, created, err = insertOnce(tx, a.UserID, 0, KindTaskCompleted, jobID, ""); err != nil || !created {
 			return err
 		}
-		return a.audit(ctx, tx, ActionJobCompleted, jobID, map[string]any{"deduct_id": j.deduct.ID})
+		return auditJob(ctx, tx, a, ActionJobCompleted, jobID, map[string]any{"deduct_id": j.deduct.ID})
 	})
 	if err != nil {
 		return false, wrap("complete job", err)
@@ -93,7 +86,7 @@ func (s *Service) CompleteJob(ctx context.Context, a Actor, jobID string) (creat
 // FailJob records that the actor's job failed and returns its credits, both once. It returns the refund
 // (the reconciler's, if that came first) and the balance after it; created is false on a repeat.
 // ErrNoDeduct and ErrJobFinished as for CompleteJob, the latter when the job already completed.
-func (s *Service) FailJob(ctx context.Context, a Actor, jobID, reason string) (refund Movement, bal int, created bool, err error) {
+func (s *Service) FailJob(ctx context.Context, a audit.Actor, jobID, reason string) (refund Movement, bal int, created bool, err error) {
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		j, err := lockJob(tx, a.UserID, jobID)
 		if err != nil {
@@ -116,7 +109,7 @@ func (s *Service) FailJob(ctx context.Context, a Actor, jobID, reason string) (r
 		created = created || !j.refunded
 		if created {
 			details := map[string]any{"refund_id": refund.ID, "refund_kind": refund.Kind, "amount": refund.Delta}
-			if err := a.audit(ctx, tx, ActionJobFailed, jobID, details); err != nil {
+			if err := auditJob(ctx, tx, a, ActionJobFailed, jobID, details); err != nil {
 				return err
 			}
 		}

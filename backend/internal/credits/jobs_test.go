@@ -9,12 +9,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 )
 
-func actorFor(user uuid.UUID) credits.Actor {
-	return credits.Actor{UserID: user, ClerkUserID: "user_" + user.String(), IP: "192.0.2.1"}
+func actorFor(user uuid.UUID) audit.Actor {
+	return audit.Actor{UserID: user, ClerkUserID: "user_" + user.String(), IP: "192.0.2.1"}
 }
 
 func TestSpendAuditsNewDeductsOnly(t *testing.T) {
@@ -48,7 +49,7 @@ func TestSpendAuditsNewDeductsOnly(t *testing.T) {
 }
 
 // jobSetup gives a user with 10 credits, 4 of them spent on job-1.
-func jobSetup(t *testing.T) (*credits.Service, *pgtest.DB, credits.Actor) {
+func jobSetup(t *testing.T) (*credits.Service, *pgtest.DB, audit.Actor) {
 	t.Helper()
 	svc, d := setup(t)
 	a := actorFor(newUser(t, svc, d, 10))

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 )
@@ -75,7 +76,7 @@ func TestReconcilerRacingFailureRefundsOnce(t *testing.T) {
 	const rounds, jobsPerRound, reconcilers = 10, 10, 2
 	for round := range rounds {
 		user := newUser(t, svc, d, 100)
-		actor := credits.Actor{UserID: user, ClerkUserID: "user_" + user.String()}
+		actor := audit.Actor{UserID: user, ClerkUserID: "user_" + user.String()}
 		jobs := make([]string, jobsPerRound)
 		for i := range jobs {
 			jobs[i] = fmt.Sprintf("job-%d-%d", round, i)

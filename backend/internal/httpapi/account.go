@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
@@ -27,11 +28,6 @@ var accountErrors = []sentinel{
 	{account.ErrFieldNotAllowed, http.StatusUnprocessableEntity, "validation_failed", "these fields cannot be changed"},
 	{account.ErrInvalidField, http.StatusUnprocessableEntity, "validation_failed", "invalid value for these fields"},
 	{account.ErrBadUnsubscribeToken, http.StatusUnauthorized, "unauthorized", "invalid unsubscribe link"},
-}
-
-func accountActor(c echo.Context) account.Actor {
-	u := currentUser(c)
-	return account.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, IP: c.RealIP()}
 }
 
 // namingFields keeps the error map's status and code for an account.FieldError but appends the field
@@ -97,7 +93,7 @@ func (h *accountHandler) updateMe(c echo.Context) error {
 	if err := bind(c, &patch); err != nil {
 		return err
 	}
-	u, err := h.accounts.UpdateProfile(c.Request().Context(), accountActor(c), patch)
+	u, err := h.accounts.UpdateProfile(c.Request().Context(), actorOf(c), patch)
 	if err != nil {
 		return namingFields(err)
 	}
@@ -110,7 +106,7 @@ type deleteResponse struct {
 }
 
 func (h *accountHandler) deleteMe(c echo.Context) error {
-	d, err := h.accounts.Delete(c.Request().Context(), accountActor(c))
+	d, err := h.accounts.Delete(c.Request().Context(), actorOf(c))
 	if err != nil {
 		return err
 	}
@@ -129,7 +125,7 @@ func (h *accountHandler) consent(c echo.Context) error {
 	if req.Marketing == nil {
 		return namingFields(&account.FieldError{Err: account.ErrInvalidField, Fields: []string{"marketing"}})
 	}
-	u, err := h.accounts.SetMarketingConsent(c.Request().Context(), accountActor(c), *req.Marketing)
+	u, err := h.accounts.SetMarketingConsent(c.Request().Context(), actorOf(c), *req.Marketing)
 	if err != nil {
 		return err
 	}
@@ -186,7 +182,7 @@ type exportResponse struct {
 }
 
 func (h *accountHandler) export(c echo.Context) error {
-	x, err := h.accounts.Export(c.Request().Context(), accountActor(c))
+	x, err := h.accounts.Export(c.Request().Context(), actorOf(c))
 	if err != nil {
 		return err
 	}
@@ -211,17 +207,8 @@ func toExportResponse(x account.Export) exportResponse {
 			JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt})
 	}
 	for _, a := range x.Audit {
-		out.AuditLogs = append(out.AuditLogs, exportAudit{Action: a.Action, Actor: exportActor(a.Actor),
+		out.AuditLogs = append(out.AuditLogs, exportAudit{Action: a.Action, Actor: audit.Exported(a.Actor),
 			ResourceType: a.ResourceType, ResourceID: a.ResourceID, Details: a.Details, IP: a.IP, CreatedAt: a.CreatedAt})
 	}
 	return out
-}
-
-// exportActor hides which staff member acted ("admin:<email>" is their personal data, not the user's);
-// that an admin acted stays visible.
-func exportActor(actor string) string {
-	if strings.HasPrefix(actor, "admin:") {
-		return "admin"
-	}
-	return actor
 }

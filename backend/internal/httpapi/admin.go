@@ -30,10 +30,11 @@ var adminErrors = []sentinel{
 func (h *adminHandler) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if isAdmin(currentUser(c).Email, h.emails) {
+			c.Set(ctxActor, actorOf(c).AsAdmin())
 			return next(c)
 		}
 		req := c.Request()
-		if err := h.admin.RecordUnauthorized(req.Context(), adminActor(c), req.Method, req.URL.EscapedPath()); err != nil {
+		if err := h.admin.RecordUnauthorized(req.Context(), actorOf(c), req.Method, req.URL.EscapedPath()); err != nil {
 			return err
 		}
 		return NewError(http.StatusForbidden, "forbidden", "admin access required")
@@ -54,11 +55,6 @@ func lowerASCII(s string) string {
 		}
 		return r
 	}, s)
-}
-
-func adminActor(c echo.Context) admin.Actor {
-	u := currentUser(c)
-	return admin.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, IP: c.RealIP()}
 }
 
 func badQuery(msg string) error { return NewError(http.StatusBadRequest, "bad_request", msg) }
@@ -184,7 +180,7 @@ func (h *adminHandler) replay(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := h.admin.Replay(c.Request().Context(), adminActor(c), id)
+	r, err := h.admin.Replay(c.Request().Context(), actorOf(c), id)
 	if err != nil {
 		return err
 	}

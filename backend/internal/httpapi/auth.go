@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/session"
 )
@@ -25,6 +26,7 @@ type Authenticator interface {
 const (
 	ctxUser   = "user"
 	ctxClaims = "claims"
+	ctxActor  = "actor"
 )
 
 // requireUser authenticates the request with a Clerk session JWT and loads its user. Missing or invalid
@@ -43,6 +45,8 @@ func requireUser(v SessionVerifier, users Authenticator) echo.MiddlewareFunc {
 			}
 			c.Set(ctxUser, u)
 			c.Set(ctxClaims, claims)
+			// The one place the audit actor is built: every audited call below gets it from actorOf.
+			c.Set(ctxActor, audit.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, IP: c.RealIP()})
 			return next(c)
 		}
 	}
@@ -52,6 +56,12 @@ func requireUser(v SessionVerifier, users Authenticator) echo.MiddlewareFunc {
 func currentUser(c echo.Context) models.User {
 	u, _ := c.Get(ctxUser).(models.User)
 	return u
+}
+
+// actorOf is the authenticated caller as the audit trail records them (an operator's, past requireAdmin).
+func actorOf(c echo.Context) audit.Actor {
+	a, _ := c.Get(ctxActor).(audit.Actor)
+	return a
 }
 
 // bind decodes a JSON body into dst, answering 400 on malformed input.

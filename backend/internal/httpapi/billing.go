@@ -25,11 +25,6 @@ type billingHandler struct {
 	ledger  Ledger
 }
 
-func actor(c echo.Context) billing.Actor {
-	u := currentUser(c)
-	return billing.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, IP: c.RealIP()}
-}
-
 type checkoutRequest struct {
 	Tier string `json:"tier"`
 }
@@ -45,7 +40,7 @@ func (h *billingHandler) checkout(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.billing.Checkout(c.Request().Context(), actor(c), req.Tier)
+	out, err := h.billing.Checkout(c.Request().Context(), actorOf(c), req.Tier)
 	if err != nil {
 		return err
 	}
@@ -106,7 +101,7 @@ func (h *billingHandler) cancel(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	if err := h.billing.Cancel(c.Request().Context(), actor(c), req.CancelImmediately); err != nil {
+	if err := h.billing.Cancel(c.Request().Context(), actorOf(c), req.CancelImmediately); err != nil {
 		return err
 	}
 	return accepted(c)
@@ -121,21 +116,21 @@ func (h *billingHandler) change(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	if err := h.billing.Change(c.Request().Context(), actor(c), req.TargetTier); err != nil {
+	if err := h.billing.Change(c.Request().Context(), actorOf(c), req.TargetTier); err != nil {
 		return err
 	}
 	return accepted(c)
 }
 
 func (h *billingHandler) resume(c echo.Context) error {
-	if err := h.billing.Resume(c.Request().Context(), actor(c)); err != nil {
+	if err := h.billing.Resume(c.Request().Context(), actorOf(c)); err != nil {
 		return err
 	}
 	return accepted(c)
 }
 
 func (h *billingHandler) portal(c echo.Context) error {
-	url, err := h.billing.PortalURL(c.Request().Context(), actor(c))
+	url, err := h.billing.PortalURL(c.Request().Context(), actorOf(c))
 	if err != nil {
 		return err
 	}

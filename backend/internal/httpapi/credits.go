@@ -64,11 +64,6 @@ func toMovementView(m credits.Movement) movementView {
 	return movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind, JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt}
 }
 
-func creditsActor(c echo.Context) credits.Actor {
-	u := currentUser(c)
-	return credits.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, IP: c.RealIP()}
-}
-
 // spend answers 201 for a new deduct and 200 (idempotent) for a repeated job_id, which charges nothing.
 func (h *creditsHandler) spend(c echo.Context) error {
 	var req spendRequest
@@ -81,7 +76,7 @@ func (h *creditsHandler) spend(c echo.Context) error {
 	if err := checkText("reason", req.Reason, maxReasonLen); err != nil {
 		return err
 	}
-	m, balance, created, err := h.credits.Spend(c.Request().Context(), creditsActor(c), req.Amount, req.JobID, req.Reason)
+	m, balance, created, err := h.credits.Spend(c.Request().Context(), actorOf(c), req.Amount, req.JobID, req.Reason)
 	if err != nil {
 		return err
 	}
@@ -97,7 +92,7 @@ func (h *creditsHandler) complete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	created, err := h.credits.CompleteJob(c.Request().Context(), creditsActor(c), jobID)
+	created, err := h.credits.CompleteJob(c.Request().Context(), actorOf(c), jobID)
 	if err != nil {
 		return err
 	}
@@ -117,7 +112,7 @@ func (h *creditsHandler) fail(c echo.Context) error {
 	if err := checkText("reason", req.Reason, maxReasonLen); err != nil {
 		return err
 	}
-	refund, balance, created, err := h.credits.FailJob(c.Request().Context(), creditsActor(c), jobID, req.Reason)
+	refund, balance, created, err := h.credits.FailJob(c.Request().Context(), actorOf(c), jobID, req.Reason)
 	if err != nil {
 		return err
 	}
