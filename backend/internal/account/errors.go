@@ -28,5 +28,8 @@ type FieldError struct {
 // Error lists the fields after the sentinel's text.
 func (e *FieldError) Error() string { return e.Err.Error() + ": " + strings.Join(e.Fields, ", ") }
 
+// FieldNames lists the fields, for the API's error message.
+func (e *FieldError) FieldNames() []string { return e.Fields }
+
 // Unwrap makes errors.Is see the sentinel.
 func (e *FieldError) Unwrap() error { return e.Err }

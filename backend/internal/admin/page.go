@@ -15,12 +15,8 @@ import (
 // snapshot is the options of a read that spans several statements: one consistent view, no writes.
 var snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 
-// Page selects one page of a list, newest first. Cursor is opaque: "" for the first page, then the Next
-// of the previous page. Limit is clamped to 1..100 (0 means 50).
-type Page struct {
-	Limit  int
-	Cursor string
-}
+// Page selects one page of a list (db.Page).
+type Page = db.Page
 
 // list runs q (one table with created_at and id columns, filters applied) newest first with keyset
 // pagination (db.Keyset). key reads a row's (created_at, id) to build the next cursor.

@@ -6,8 +6,11 @@ package credits
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -42,7 +45,33 @@ var (
 	ErrNoDeduct = errors.New("no deduct for this job")
 	// ErrBadCursor means a List cursor was not one that List returned.
 	ErrBadCursor = db.ErrBadCursor
+	// ErrInvalidText means a job id or reason cannot be stored: longer than its column, a NUL byte, or
+	// not UTF-8. A TextError names the field.
+	ErrInvalidText = errors.New("invalid text")
 )
+
+// Column widths of credit_transactions.job_id and .reason.
+const (
+	MaxJobIDLen  = 128
+	MaxReasonLen = 255
+)
+
+// TextError names the field behind ErrInvalidText.
+type TextError struct {
+	Field string
+	Max   int
+}
+
+// Error says what the field must be.
+func (e *TextError) Error() string {
+	return fmt.Sprintf("%s must be valid text of at most %d characters", e.Field, e.Max)
+}
+
+// Unwrap makes errors.Is see ErrInvalidText.
+func (e *TextError) Unwrap() error { return ErrInvalidText }
+
+// FieldNames names the offending field, for the API's error message.
+func (e *TextError) FieldNames() []string { return []string{e.Field} }
 
 // Movement is one ledger row as callers see it.
 type Movement struct {
@@ -93,13 +122,31 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	return tx.Transaction(fn)
 }
 
-// validate rejects what the database would either refuse mid-transaction or accept wrongly.
-func validate(amount int, jobID string) error {
+// validate rejects what the database would either refuse mid-transaction or accept wrongly. Every entry
+// point runs it (the API's spends and the webhooks' grants alike): a bad value fails as a sentinel before
+// any statement, so a caller's transaction stays usable.
+func validate(amount int, jobID, reason string) error {
 	if amount <= 0 || amount > math.MaxInt32 {
 		return ErrInvalidAmount
 	}
+	if err := validJobID(jobID); err != nil {
+		return err
+	}
+	return validText("reason", reason, MaxReasonLen)
+}
+
+func validJobID(jobID string) error {
 	if jobID == "" {
 		return ErrInvalidJobID
+	}
+	return validText("job_id", jobID, MaxJobIDLen)
+}
+
+// validText rejects what Postgres would refuse: too long for the column (VARCHAR counts characters), a
+// NUL byte, or bytes that are not UTF-8.
+func validText(field, s string, maxLen int) error {
+	if utf8.RuneCountInString(s) > maxLen || strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
+		return &TextError{Field: field, Max: maxLen}
 	}
 	return nil
 }

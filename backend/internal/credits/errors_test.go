@@ -2,10 +2,12 @@ package credits_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
@@ -93,4 +95,34 @@ func TestUnknownUser(t *testing.T) {
 	n, err := svc.Balance(ctx, nobody)
 	require.NoError(t, err)
 	require.Zero(t, n)
+}
+
+// Text the columns cannot hold is refused before any statement, on every path: the API's spends and the
+// webhooks' grants alike. Inside a caller's transaction the refusal leaves the transaction usable.
+func TestTextThatCannotBeStoredIsRefusedEverywhere(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	user := newUser(t, svc, d, 10)
+	long := strings.Repeat("x", credits.MaxJobIDLen+1)
+	longReason := strings.Repeat("r", credits.MaxReasonLen+1)
+	err := d.Gorm.Transaction(func(tx *gorm.DB) error {
+		bound := svc.WithTx(tx)
+		for name, call := range map[string]func() error{
+			"grant long job":   func() error { _, _, err := bound.Grant(ctx, user, 1, long, ""); return err },
+			"grant NUL job":    func() error { _, _, err := bound.Grant(ctx, user, 1, "a\x00b", ""); return err },
+			"grant long why":   func() error { _, _, err := bound.Grant(ctx, user, 1, "g", longReason); return err },
+			"deduct bad UTF-8": func() error { _, _, err := bound.Deduct(ctx, user, 1, "\xff", ""); return err },
+			"refund long why":  func() error { _, _, err := bound.Refund(ctx, user, "g", longReason); return err },
+		} {
+			var te *credits.TextError
+			require.ErrorIs(t, call(), credits.ErrInvalidText, name)
+			require.ErrorAs(t, call(), &te, name)
+		}
+		_, created, err := bound.Grant(ctx, user, 1, "g-ok", "fine")
+		require.True(t, created)
+		return err
+	})
+	require.NoError(t, err, "the transaction is still usable after every refusal")
+	require.Equal(t, 11, balance(t, svc, user))
 }

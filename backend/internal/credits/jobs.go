@@ -34,7 +34,7 @@ func auditJob(ctx context.Context, tx *gorm.DB, a audit.Actor, action, jobID str
 // Spend is Deduct for one unit of the actor's work, with its audit row and the balance after it, all in
 // one transaction. A repeated jobID returns the original deduct with created=false and writes nothing.
 func (s *Service) Spend(ctx context.Context, a audit.Actor, amount int, jobID, reason string) (m Movement, bal int, created bool, err error) {
-	if err := validate(amount, jobID); err != nil {
+	if err := validate(amount, jobID, reason); err != nil {
 		return Movement{}, 0, false, wrap("spend credits", err)
 	}
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
@@ -87,6 +87,9 @@ func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) 
 // (the reconciler's, if that came first) and the balance after it; created is false on a repeat.
 // ErrNoDeduct and ErrJobFinished as for CompleteJob, the latter when the job already completed.
 func (s *Service) FailJob(ctx context.Context, a audit.Actor, jobID, reason string) (refund Movement, bal int, created bool, err error) {
+	if err := validText("reason", reason, MaxReasonLen); err != nil {
+		return Movement{}, 0, false, wrap("fail job", err)
+	}
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		j, err := lockJob(tx, a.UserID, jobID)
 		if err != nil {
@@ -132,8 +135,8 @@ type job struct {
 // MarkFailed and the reconciler take, so the state read here cannot change before this transaction ends.
 // Only the user's own rows are read: another user's job is indistinguishable from no job (ErrNoDeduct).
 func lockJob(tx *gorm.DB, userID uuid.UUID, jobID string) (job, error) {
-	if jobID == "" {
-		return job{}, ErrInvalidJobID
+	if err := validJobID(jobID); err != nil {
+		return job{}, err
 	}
 	if err := lockUser(tx, userID); err != nil {
 		return job{}, err

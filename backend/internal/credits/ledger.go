@@ -25,7 +25,7 @@ SELECT d.user_id, -d.delta, 'refund', d.job_id, ?::text
 
 // Grant adds amount credits for jobID. A repeated jobID returns the original grant with created=false.
 func (s *Service) Grant(ctx context.Context, userID uuid.UUID, amount int, jobID, reason string) (Movement, bool, error) {
-	if err := validate(amount, jobID); err != nil {
+	if err := validate(amount, jobID, reason); err != nil {
 		return Movement{}, false, wrap("grant credits", err)
 	}
 	// No user lock: a grant cannot overdraw, and the unique constraint alone makes it idempotent.
@@ -40,7 +40,7 @@ func (s *Service) Grant(ctx context.Context, userID uuid.UUID, amount int, jobID
 // jobID returns the original deduct with created=false, even if the balance is now too low; with a
 // different amount it is ErrJobConflict.
 func (s *Service) Deduct(ctx context.Context, userID uuid.UUID, amount int, jobID, reason string) (Movement, bool, error) {
-	if err := validate(amount, jobID); err != nil {
+	if err := validate(amount, jobID, reason); err != nil {
 		return Movement{}, false, wrap("deduct credits", err)
 	}
 	var m Movement
@@ -92,8 +92,11 @@ func (s *Service) Refund(ctx context.Context, userID uuid.UUID, jobID, reason st
 }
 
 func refundTx(tx *gorm.DB, userID uuid.UUID, jobID, reason string) (Movement, bool, error) {
-	if jobID == "" {
-		return Movement{}, false, ErrInvalidJobID
+	if err := validJobID(jobID); err != nil {
+		return Movement{}, false, err
+	}
+	if err := validText("reason", reason, MaxReasonLen); err != nil {
+		return Movement{}, false, err
 	}
 	// The lock serialises this with Deduct, so a refund never races the deduct it copies.
 	if err := lockUser(tx, userID); err != nil {
@@ -127,8 +130,8 @@ func whyNoRefund(tx *gorm.DB, userID uuid.UUID, jobID string) (Movement, bool, e
 
 // MarkCompleted records that jobID's task finished (a zero-delta marker the reconciler looks for).
 func (s *Service) MarkCompleted(ctx context.Context, userID uuid.UUID, jobID string) (Movement, bool, error) {
-	if jobID == "" {
-		return Movement{}, false, wrap("mark task completed", ErrInvalidJobID)
+	if err := validJobID(jobID); err != nil {
+		return Movement{}, false, wrap("mark task completed", err)
 	}
 	m, created, err := insertOnce(s.db.WithContext(ctx), userID, 0, KindTaskCompleted, jobID, "")
 	if err != nil {

@@ -16,6 +16,13 @@ const (
 	MaxPageSize     = 100
 )
 
+// Page selects one page of a list, newest first. Cursor is opaque: "" for the first page, then the next
+// cursor of the previous page. Limit is clamped by PageSize.
+type Page struct {
+	Limit  int
+	Cursor string
+}
+
 // ErrBadCursor means a list cursor was not one a list handed out.
 var ErrBadCursor = errors.New("invalid cursor")
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,20 +24,10 @@ type accountHandler struct {
 }
 
 var accountErrors = []sentinel{
+	{account.ErrDeleted, http.StatusGone, "account_deleted", "this account is deleted"},
 	{account.ErrFieldNotAllowed, http.StatusUnprocessableEntity, "validation_failed", "these fields cannot be changed"},
 	{account.ErrInvalidField, http.StatusUnprocessableEntity, "validation_failed", "invalid value for these fields"},
 	{account.ErrBadUnsubscribeToken, http.StatusUnauthorized, "unauthorized", "invalid unsubscribe link"},
-}
-
-// namingFields keeps the error map's status and code for an account.FieldError but appends the field
-// names, which a static table cannot know.
-func namingFields(err error) error {
-	var fe *account.FieldError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	status, d, _ := resolve(err)
-	return NewError(status, d.Code, d.Message+": "+strings.Join(fe.Fields, ", "))
 }
 
 type consentView struct {
@@ -95,7 +84,7 @@ func (h *accountHandler) updateMe(c echo.Context) error {
 	}
 	u, err := h.accounts.UpdateProfile(c.Request().Context(), actorOf(c), patch)
 	if err != nil {
-		return namingFields(err)
+		return err
 	}
 	return c.JSON(http.StatusOK, toProfileView(u))
 }
@@ -123,7 +112,7 @@ func (h *accountHandler) consent(c echo.Context) error {
 		return err
 	}
 	if req.Marketing == nil {
-		return namingFields(&account.FieldError{Err: account.ErrInvalidField, Fields: []string{"marketing"}})
+		return &account.FieldError{Err: account.ErrInvalidField, Fields: []string{"marketing"}}
 	}
 	u, err := h.accounts.SetMarketingConsent(c.Request().Context(), actorOf(c), *req.Marketing)
 	if err != nil {

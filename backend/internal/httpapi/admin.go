@@ -3,9 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -20,7 +18,6 @@ type adminHandler struct {
 }
 
 var adminErrors = []sentinel{
-	{admin.ErrBadCursor, http.StatusBadRequest, "bad_request", "invalid cursor"},
 	{admin.ErrNoReplayer, http.StatusServiceUnavailable, "unavailable", "webhook replay is not configured"},
 }
 
@@ -55,27 +52,6 @@ func lowerASCII(s string) string {
 		}
 		return r
 	}, s)
-}
-
-func badQuery(msg string) error { return NewError(http.StatusBadRequest, "bad_request", msg) }
-
-// listParams reads limit, cursor and since (RFC 3339, "" for no bound). The service clamps the limit, but
-// a limit that is not a number, or an unreadable since, is the caller's bug: 400.
-func listParams(c echo.Context) (p admin.Page, since *time.Time, err error) {
-	p.Cursor = c.QueryParam("cursor")
-	if s := c.QueryParam("limit"); s != "" {
-		if p.Limit, err = strconv.Atoi(s); err != nil {
-			return p, nil, badQuery("limit must be an integer")
-		}
-	}
-	if s := c.QueryParam("since"); s != "" {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return p, nil, badQuery("since must be an RFC 3339 timestamp")
-		}
-		since = &t
-	}
-	return p, since, nil
 }
 
 // idParam reads the :id path segment; a malformed id names nothing, so it is a 404 like an unknown one.

@@ -22,6 +22,14 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, id account.Identity) (models.User, error)
 }
 
+// sessionErrors: any token problem is a 401; a JWKS outage is ours, not the client's.
+var sessionErrors = []sentinel{
+	{session.ErrMissingToken, http.StatusUnauthorized, "unauthorized", "missing bearer token"},
+	{session.ErrInvalidToken, http.StatusUnauthorized, "unauthorized", "invalid or expired session token"},
+	{session.ErrUnconfigured, http.StatusUnauthorized, "unauthorized", "session verification is not configured"},
+	{session.ErrKeysUnavailable, http.StatusServiceUnavailable, "unavailable", "cannot verify sessions right now"},
+}
+
 // ctxKey values of the echo.Context.
 const (
 	ctxUser   = "user"

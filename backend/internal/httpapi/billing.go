@@ -2,14 +2,15 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
@@ -18,6 +19,20 @@ import (
 type Ledger interface {
 	Balance(ctx context.Context, userID uuid.UUID) (int, error)
 	List(ctx context.Context, userID uuid.UUID, limit int, cursor string) ([]credits.Movement, string, error)
+}
+
+var billingErrors = []sentinel{
+	{billing.ErrAlreadySubscribed, http.StatusConflict, "already_subscribed", "you already have an active subscription; change tier instead"},
+	{billing.ErrFreeTierCheckout, http.StatusConflict, "free_tier", "the free tier needs no checkout"},
+	{billing.ErrUnknownTier, http.StatusUnprocessableEntity, "unknown_tier", "unknown tier"},
+	{billing.ErrNoSubscription, http.StatusConflict, "no_subscription", "no active subscription"},
+	{billing.ErrSameTier, http.StatusConflict, "same_tier", "already on this tier"},
+	{billing.ErrNotPaused, http.StatusConflict, "not_paused", "the subscription is not paused"},
+	{billing.ErrNoPaddleAPI, http.StatusServiceUnavailable, "unavailable", "billing management is not configured"},
+	{paddleapi.ErrConflict, http.StatusConflict, "paddle_conflict", "paddle refused the change in the subscription's current state"},
+	{paddleapi.ErrNotFound, http.StatusConflict, "paddle_conflict", "paddle does not know this subscription"},
+	{paddleapi.ErrUnavailable, http.StatusBadGateway, "paddle_unavailable", "paddle is unavailable; try again"},
+	{paddleapi.ErrRejected, http.StatusBadGateway, "paddle_rejected", "paddle rejected the request"},
 }
 
 type billingHandler struct {
@@ -77,7 +92,7 @@ func (h *billingHandler) subscription(c echo.Context) error {
 	switch {
 	case err == nil:
 		resp.Subscription = toSubscriptionView(sub)
-	case err != billing.ErrNoSubscription:
+	case !errors.Is(err, billing.ErrNoSubscription):
 		return err
 	}
 	return c.JSON(http.StatusOK, resp)
@@ -154,9 +169,12 @@ type creditsResponse struct {
 
 func (h *billingHandler) credits(c echo.Context) error {
 	u := currentUser(c)
-	limit, _ := strconv.Atoi(c.QueryParam("limit"))
+	p, _, err := listParams(c)
+	if err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
-	items, next, err := h.ledger.List(ctx, u.ID, limit, c.QueryParam("cursor"))
+	items, next, err := h.ledger.List(ctx, u.ID, p.Limit, p.Cursor)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,8 @@
 package httpapi
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -18,17 +15,19 @@ type creditsHandler struct {
 	credits *credits.Service
 }
 
-// creditsAPIErrors: a job has one outcome. Completing a failed (or already refunded) job, or failing a
-// completed one, is a 409 rather than a silent no-op, so a client bug that reports both shows up.
-var creditsAPIErrors = []sentinel{
+// creditsErrors: the ledger's sentinels. A job has one outcome: completing a failed (or already refunded)
+// job, or failing a completed one, is a 409 rather than a silent no-op, so a client bug that reports both
+// shows up.
+var creditsErrors = []sentinel{
+	{credits.ErrInsufficient, http.StatusPaymentRequired, "insufficient_credits", "not enough credits"},
+	{credits.ErrInvalidAmount, http.StatusUnprocessableEntity, "validation_failed", "amount must be a positive integer"},
+	{credits.ErrInvalidJobID, http.StatusUnprocessableEntity, "validation_failed", "job_id is required"},
+	{credits.ErrInvalidText, http.StatusUnprocessableEntity, "validation_failed",
+		"job_id (128) and reason (255) must be valid text within their length"},
+	{credits.ErrJobConflict, http.StatusConflict, "job_conflict", "job_id already used for a different operation"},
+	{credits.ErrNoDeduct, http.StatusNotFound, "not_found", "no credit deduction for this job"},
 	{credits.ErrJobFinished, http.StatusConflict, "job_finished", "the job already finished with the other outcome"},
 }
-
-// Column widths of credit_transactions; longer values would fail in Postgres as a 500.
-const (
-	maxJobIDLen  = 128
-	maxReasonLen = 255
-)
 
 type spendRequest struct {
 	Amount int    `json:"amount"`
@@ -70,12 +69,6 @@ func (h *creditsHandler) spend(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	if err := checkText("job_id", req.JobID, maxJobIDLen); err != nil {
-		return err
-	}
-	if err := checkText("reason", req.Reason, maxReasonLen); err != nil {
-		return err
-	}
 	m, balance, created, err := h.credits.Spend(c.Request().Context(), actorOf(c), req.Amount, req.JobID, req.Reason)
 	if err != nil {
 		return err
@@ -109,9 +102,6 @@ func (h *creditsHandler) fail(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	if err := checkText("reason", req.Reason, maxReasonLen); err != nil {
-		return err
-	}
 	refund, balance, created, err := h.credits.FailJob(c.Request().Context(), actorOf(c), jobID, req.Reason)
 	if err != nil {
 		return err
@@ -130,15 +120,5 @@ func jobIDParam(c echo.Context) (string, error) {
 			return "", NewError(http.StatusUnprocessableEntity, "validation_failed", "job_id is not a valid path segment")
 		}
 	}
-	return id, checkText("job_id", id, maxJobIDLen)
-}
-
-// checkText rejects what Postgres would refuse with a 500: too long for the column, a NUL byte, or bytes
-// that are not UTF-8 (a path segment can carry any byte).
-func checkText(field, s string, maxLen int) error {
-	if utf8.RuneCountInString(s) > maxLen || strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
-		return NewError(http.StatusUnprocessableEntity, "validation_failed",
-			fmt.Sprintf("%s must be valid text of at most %d characters", field, maxLen))
-	}
-	return nil
+	return id, nil
 }

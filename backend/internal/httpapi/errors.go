@@ -10,13 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/fabrica-saas/fabrica/backend/internal/account"
-	"github.com/fabrica-saas/fabrica/backend/internal/billing"
-	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
-	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
-	"github.com/fabrica-saas/fabrica/backend/internal/session"
-	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 // ErrorBody is the one error shape every endpoint returns: a stable machine code and a human message.
@@ -44,8 +38,8 @@ func NewError(status int, code, message string) *APIError {
 	return &APIError{Status: status, Code: code, Message: message}
 }
 
-// sentinel maps a domain error to its response. Domain packages never know about HTTP; this table is the
-// only place their errors meet status codes. Later capabilities append their sentinels here.
+// sentinel maps a domain error to its response. Domain packages never know about HTTP; the error map is
+// the only place their errors meet status codes.
 type sentinel struct {
 	err     error
 	status  int
@@ -53,49 +47,22 @@ type sentinel struct {
 	message string
 }
 
-// errorMap is the one table from domain sentinels to responses: the core entries below, then one table per
-// API area, each declared beside its handlers.
-var errorMap = slices.Concat(coreErrors, accountErrors, creditsAPIErrors, adminErrors)
+// errorMap is the one table from domain sentinels to responses. Each API area declares its part beside
+// its handlers; they meet here, and a test forbids a sentinel appearing twice.
+var errorMap = slices.Concat(dataErrors, webhookErrors, sessionErrors, accountErrors, billingErrors,
+	creditsErrors, adminErrors)
 
-var coreErrors = []sentinel{
-	// Webhooks: every signature failure is a 401 and writes nothing; providers retry non-2xx, which heals a
-	// secret rotated on their side before ours.
-	{webhook.ErrMissingSignature, http.StatusUnauthorized, "invalid_signature", "missing webhook signature"},
-	{webhook.ErrMalformedSignature, http.StatusUnauthorized, "invalid_signature", "malformed webhook signature"},
-	{webhook.ErrStaleSignature, http.StatusUnauthorized, "invalid_signature", "webhook signature timestamp outside tolerance"},
-	{webhook.ErrBadSignature, http.StatusUnauthorized, "invalid_signature", "webhook signature does not match"},
-	{webhook.ErrMalformed, http.StatusBadRequest, "malformed_payload", "webhook payload cannot be read"},
-	{webhook.ErrHandlerFailed, http.StatusInternalServerError, "handler_failed", "webhook handler failed; it will be retried"},
-	{webhook.ErrUnknownProvider, http.StatusNotFound, "not_found", "unknown webhook provider"},
-	{webhook.ErrNotReplayable, http.StatusConflict, "not_replayable", "this delivery was processed; there is nothing to replay"},
-	{webhook.ErrMalformedArchive, http.StatusConflict, "not_replayable", "this delivery was never readable; resend it from the provider"},
-
-	{credits.ErrInsufficient, http.StatusPaymentRequired, "insufficient_credits", "not enough credits"},
-	{credits.ErrInvalidAmount, http.StatusUnprocessableEntity, "validation_failed", "amount must be a positive integer"},
-	{credits.ErrInvalidJobID, http.StatusUnprocessableEntity, "validation_failed", "job_id is required"},
-	{credits.ErrJobConflict, http.StatusConflict, "job_conflict", "job_id already used for a different operation"},
-	{credits.ErrNoDeduct, http.StatusNotFound, "not_found", "no credit deduction for this job"},
-	{credits.ErrBadCursor, http.StatusBadRequest, "bad_request", "invalid cursor"},
+// dataErrors are the db package's sentinels, which any area can surface.
+var dataErrors = []sentinel{
 	{db.ErrNotFound, http.StatusNotFound, "not_found", "not found"},
+	{db.ErrBadCursor, http.StatusBadRequest, "bad_request", "invalid cursor"},
+}
 
-	// Sessions: any token problem is a 401; a JWKS outage is ours, not the client's.
-	{session.ErrMissingToken, http.StatusUnauthorized, "unauthorized", "missing bearer token"},
-	{session.ErrInvalidToken, http.StatusUnauthorized, "unauthorized", "invalid or expired session token"},
-	{session.ErrUnconfigured, http.StatusUnauthorized, "unauthorized", "session verification is not configured"},
-	{session.ErrKeysUnavailable, http.StatusServiceUnavailable, "unavailable", "cannot verify sessions right now"},
-	{account.ErrDeleted, http.StatusGone, "account_deleted", "this account is deleted"},
-
-	{billing.ErrAlreadySubscribed, http.StatusConflict, "already_subscribed", "you already have an active subscription; change tier instead"},
-	{billing.ErrFreeTierCheckout, http.StatusConflict, "free_tier", "the free tier needs no checkout"},
-	{billing.ErrUnknownTier, http.StatusUnprocessableEntity, "unknown_tier", "unknown tier"},
-	{billing.ErrNoSubscription, http.StatusConflict, "no_subscription", "no active subscription"},
-	{billing.ErrSameTier, http.StatusConflict, "same_tier", "already on this tier"},
-	{billing.ErrNotPaused, http.StatusConflict, "not_paused", "the subscription is not paused"},
-	{billing.ErrNoPaddleAPI, http.StatusServiceUnavailable, "unavailable", "billing management is not configured"},
-	{paddleapi.ErrConflict, http.StatusConflict, "paddle_conflict", "paddle refused the change in the subscription's current state"},
-	{paddleapi.ErrNotFound, http.StatusConflict, "paddle_conflict", "paddle does not know this subscription"},
-	{paddleapi.ErrUnavailable, http.StatusBadGateway, "paddle_unavailable", "paddle is unavailable; try again"},
-	{paddleapi.ErrRejected, http.StatusBadGateway, "paddle_rejected", "paddle rejected the request"},
+// fieldNamer is a domain error that names the request fields at fault (account.FieldError,
+// credits.TextError). The table's fixed message stays; the names are appended so the client knows what to
+// fix. Names only: values may be personal data.
+type fieldNamer interface {
+	FieldNames() []string
 }
 
 // codeForStatus names the framework's own errors (404 route, 405, 413 body limit, ...).
@@ -123,7 +90,12 @@ func resolve(err error) (int, ErrorDetail, bool) {
 	}
 	for _, s := range errorMap {
 		if errors.Is(err, s.err) {
-			return s.status, ErrorDetail{Code: s.code, Message: s.message}, false
+			msg := s.message
+			var named fieldNamer
+			if errors.As(err, &named) {
+				msg += ": " + strings.Join(named.FieldNames(), ", ")
+			}
+			return s.status, ErrorDetail{Code: s.code, Message: msg}, false
 		}
 	}
 	var maxBytes *http.MaxBytesError

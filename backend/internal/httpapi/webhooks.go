@@ -17,6 +17,20 @@ type WebhookIngester interface {
 	Replay(ctx context.Context, archiveID uuid.UUID) (webhook.Result, error)
 }
 
+// webhookErrors: every signature failure is a 401 and writes nothing; providers retry non-2xx, which heals
+// a secret rotated on their side before ours.
+var webhookErrors = []sentinel{
+	{webhook.ErrMissingSignature, http.StatusUnauthorized, "invalid_signature", "missing webhook signature"},
+	{webhook.ErrMalformedSignature, http.StatusUnauthorized, "invalid_signature", "malformed webhook signature"},
+	{webhook.ErrStaleSignature, http.StatusUnauthorized, "invalid_signature", "webhook signature timestamp outside tolerance"},
+	{webhook.ErrBadSignature, http.StatusUnauthorized, "invalid_signature", "webhook signature does not match"},
+	{webhook.ErrMalformed, http.StatusBadRequest, "malformed_payload", "webhook payload cannot be read"},
+	{webhook.ErrHandlerFailed, http.StatusInternalServerError, "handler_failed", "webhook handler failed; it will be retried"},
+	{webhook.ErrUnknownProvider, http.StatusNotFound, "not_found", "unknown webhook provider"},
+	{webhook.ErrNotReplayable, http.StatusConflict, "not_replayable", "this delivery was processed; there is nothing to replay"},
+	{webhook.ErrMalformedArchive, http.StatusConflict, "not_replayable", "this delivery was never readable; resend it from the provider"},
+}
+
 type webhookHandler struct {
 	pipeline WebhookIngester
 	maxBody  int64
