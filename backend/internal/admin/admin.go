@@ -42,15 +42,8 @@ type Service struct {
 	replayer Replayer
 }
 
-// New builds the admin service. Replay needs WithReplayer as well.
-func New(db *gorm.DB) *Service { return &Service{db: db} }
-
-// WithReplayer gives the service the webhook pipeline that Replay runs deliveries through. It sets the
-// field in place (wiring happens once, before serving) and returns s for chaining.
-func (s *Service) WithReplayer(r Replayer) *Service {
-	s.replayer = r
-	return s
-}
+// New builds the admin service; replayer may be nil, and Replay then fails with ErrNoReplayer.
+func New(db *gorm.DB, replayer Replayer) *Service { return &Service{db: db, replayer: replayer} }
 
 // RecordUnauthorized writes the audit row of a refused admin request: one row per attempt, the request's
 // method and path only (never the query, which may carry search terms such as e-mail addresses).

@@ -45,7 +45,7 @@ func setup(t *testing.T) *fixture {
 	f := &fixture{db: d.Gorm}
 	sig, err := webhook.NewPaddleSignature([]string{secret}, 5*time.Minute)
 	require.NoError(t, err)
-	f.pipeline = webhook.New(d.Gorm, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, &webhook.Provider{
+	f.pipeline = webhook.New(webhook.Deps{DB: d.Gorm, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, &webhook.Provider{
 		Name: webhook.ProviderPaddle, Verifier: sig, SignatureHeader: webhook.PaddleSignatureHeader,
 		ReadEnvelope: webhook.PaddleEnvelope,
 		Handlers: map[string]webhook.Handler{"effect.happened": func(_ context.Context, tx *gorm.DB, ev webhook.Event) error {
@@ -55,7 +55,7 @@ func setup(t *testing.T) *fixture {
 			return tx.Exec(`INSERT INTO audit_logs (actor, action, resource_id) VALUES ('test', 'effect', ?)`, ev.ID).Error
 		}},
 	})
-	f.svc = admin.New(d.Gorm).WithReplayer(f.pipeline)
+	f.svc = admin.New(d.Gorm, f.pipeline)
 	return f
 }
 
@@ -127,7 +127,7 @@ func TestReplayRefusalsAreNotAudited(t *testing.T) {
 	require.ErrorIs(t, err, webhook.ErrNotReplayable)
 	_, err = f.svc.Replay(context.Background(), boss, uuid.New())
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = admin.New(f.db).Replay(context.Background(), boss, id)
+	_, err = admin.New(f.db, nil).Replay(context.Background(), boss, id)
 	require.ErrorIs(t, err, admin.ErrNoReplayer)
 	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM audit_logs WHERE action = ?`, admin.ActionWebhookReplayed))
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/riverqueue/river"
@@ -108,28 +107,28 @@ func (a *App) wire() error {
 	if err != nil {
 		return fmt.Errorf("config: TIERS_FILE: %w", err)
 	}
-	ledger := credits.New(a.db)
-	a.ledger = ledger
-	a.billing = billing.New(a.db, tiers, ledger, queue, billing.NewCheckoutSigner(cfg.CheckoutSigningSecret),
-		billing.Config{AppName: cfg.AppName}, a.log)
-	accounts := account.New(account.Deps{DB: a.db, Ledger: ledger, Jobs: queue, Billing: a.billing, Log: a.log}, account.Config{
-		SignupCredits: tiers.Free().SignupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
-		DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
-		PublicBaseURL: cfg.PublicBaseURL,
-	})
-	if err := a.wirePaddleAPI(); err != nil {
+	if a.paddle, err = a.paddleAPI(); err != nil {
 		return err
 	}
 	sessions, err := session.New(session.Config{SecretKey: cfg.ClerkSecretKey, JWTKey: cfg.ClerkJWTKey})
 	if err != nil {
 		return fmt.Errorf("config: CLERK_JWT_KEY / CLERK_SECRET_KEY: %w", err)
 	}
-	a.accounts = accounts
-	if a.pipeline, err = newPipeline(cfg, a.db, a.log, accounts, a.billing); err != nil {
+
+	a.ledger = credits.New(a.db)
+	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
+		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Log: a.log},
+		billing.Config{AppName: cfg.AppName})
+	a.accounts = account.New(account.Deps{DB: a.db, Ledger: a.ledger, Jobs: queue, Billing: a.billing, Log: a.log},
+		account.Config{
+			SignupCredits: tiers.Free().SignupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
+			DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
+			PublicBaseURL: cfg.PublicBaseURL,
+		})
+	a.metrics = metrics.New(sqlDB, a.log)
+	if a.pipeline, err = newPipeline(cfg, webhook.Deps{DB: a.db, Log: a.log, Observer: a.metrics}, a.accounts, a.billing); err != nil {
 		return err
 	}
-	a.metrics = metrics.New(sqlDB, a.log)
-	a.pipeline.Observe(a.metrics)
 	a.workers = river.NewWorkers()
 	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
 	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log))
@@ -151,40 +150,30 @@ func (a *App) wire() error {
 		Checks:   a.readinessChecks(),
 		Webhooks: a.pipeline,
 		Sessions: sessions,
-		Users:    accounts,
+		Accounts: a.accounts,
 		Billing:  a.billing,
-		Ledger:   ledger,
-		Accounts: accounts,
-		Credits:  ledger,
-		Admin:    admin.New(a.db).WithReplayer(a.pipeline),
+		Credits:  a.ledger,
+		Admin:    admin.New(a.db, a.pipeline),
 		Metrics:  a.metrics.Handler(),
 	})
 	return nil
 }
 
-// wirePaddleAPI gives billing its Paddle API client: the fake from Options in tests, the real one when
+// paddleAPI is billing's Paddle API client: the fake from Options in tests, the real one when
 // PADDLE_API_KEY is set, none otherwise (management endpoints then answer 503; webhooks still work).
-func (a *App) wirePaddleAPI() error {
+func (a *App) paddleAPI() (billing.PaddleAPI, error) {
 	if a.opts.PaddleAPI != nil {
-		a.paddle = a.opts.PaddleAPI
-		a.billing.WithAPI(a.paddle)
-		return nil
+		return a.opts.PaddleAPI, nil
 	}
 	if a.cfg.PaddleAPIKey == "" {
-		return nil
+		return nil, nil
 	}
-	api, err := paddleapi.New(paddleapi.Config{BaseURL: a.cfg.PaddleAPIURL, APIKey: a.cfg.PaddleAPIKey})
-	if err != nil {
-		return err
-	}
-	a.paddle = api
-	a.billing.WithAPI(api)
-	return nil
+	return paddleapi.New(paddleapi.Config{BaseURL: a.cfg.PaddleAPIURL, APIKey: a.cfg.PaddleAPIKey})
 }
 
 // newPipeline builds the webhook pipeline: per provider a verifier, an envelope reader and the policy
 // package's handler table.
-func newPipeline(cfg config.Config, gdb *gorm.DB, log *slog.Logger, accounts *account.Service, bill *billing.Service) (*webhook.Pipeline, error) {
+func newPipeline(cfg config.Config, deps webhook.Deps, accounts *account.Service, bill *billing.Service) (*webhook.Pipeline, error) {
 	paddleSig, err := webhook.NewPaddleSignature(cfg.PaddleWebhookSecrets, cfg.WebhookTolerance)
 	if err != nil {
 		return nil, fmt.Errorf("config: PADDLE_WEBHOOK_SECRET: %w", err)
@@ -193,7 +182,7 @@ func newPipeline(cfg config.Config, gdb *gorm.DB, log *slog.Logger, accounts *ac
 	if err != nil {
 		return nil, fmt.Errorf("config: CLERK_WEBHOOK_SECRET: %w", err)
 	}
-	return webhook.New(gdb, log, time.Now,
+	return webhook.New(deps,
 		&webhook.Provider{
 			Name: webhook.ProviderPaddle, Verifier: paddleSig, SignatureHeader: webhook.PaddleSignatureHeader,
 			ReadEnvelope: webhook.PaddleEnvelope, Handlers: bill.PaddleHandlers(),

@@ -77,11 +77,11 @@ func (a *App) startRunner(ctx context.Context) (*jobs.Runner, error) {
 		DatabaseURL:    a.cfg.DatabaseURL,
 		SimpleProtocol: a.cfg.DBSimpleProtocol,
 		MaxWorkers:     10,
+		Observer:       a.metrics,
 	}, a.log, a.workers, jobs.PeriodicJobs(a.tasks()))
 	if err != nil {
 		return nil, err
 	}
-	runner.Observe(a.metrics)
 	// The runner outlives ctx's cancellation until stopRunner drains it.
 	if err := runner.Start(context.WithoutCancel(ctx)); err != nil {
 		return nil, err

@@ -32,13 +32,6 @@ var (
 	ErrNoPaddleAPI       = errors.New("paddle api is not configured")
 )
 
-// WithAPI sets the Paddle API client (nil when PADDLE_API_KEY is unset: management calls then fail with
-// ErrNoPaddleAPI while webhooks keep working).
-func (s *Service) WithAPI(api PaddleAPI) *Service {
-	s.api = api
-	return s
-}
-
 // CheckoutData is what the frontend passes to Paddle.js Checkout.open.
 type CheckoutData struct {
 	PaddlePriceID string

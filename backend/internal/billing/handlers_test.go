@@ -43,10 +43,11 @@ func newFixture(t *testing.T, d *pgtest.DB, tiersYAML string) *fixture {
 	require.NoError(t, err)
 	f := &fixture{db: d.Gorm, mailer: &jobstest.Mailer{}, signer: billing.NewCheckoutSigner(checkoutSecret)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f.svc = billing.New(d.Gorm, tiers, credits.New(d.Gorm), f.mailer, f.signer, billing.Config{AppName: "Fabrica"}, log)
+	f.svc = billing.New(billing.Deps{DB: d.Gorm, Tiers: tiers, Ledger: credits.New(d.Gorm), Jobs: f.mailer, Signer: f.signer, Log: log},
+		billing.Config{AppName: "Fabrica"})
 	sig, err := webhook.NewPaddleSignature([]string{webhookSecret}, 5*time.Minute)
 	require.NoError(t, err)
-	f.pipeline = webhook.New(d.Gorm, log, time.Now, &webhook.Provider{
+	f.pipeline = webhook.New(webhook.Deps{DB: d.Gorm, Log: log}, &webhook.Provider{
 		Name: webhook.ProviderPaddle, Verifier: sig, SignatureHeader: webhook.PaddleSignatureHeader,
 		ReadEnvelope: webhook.PaddleEnvelope, Handlers: f.svc.PaddleHandlers(),
 	})

@@ -20,6 +20,18 @@ type Mailer interface {
 	EnqueueEmailTx(ctx context.Context, tx *gorm.DB, template, to, idempotencyKey string, data any) error
 }
 
+// Deps are billing's collaborators. API is nil when PADDLE_API_KEY is unset: management calls then fail
+// with ErrNoPaddleAPI while webhooks keep working.
+type Deps struct {
+	DB     *gorm.DB
+	Tiers  *Tiers
+	Ledger *credits.Service
+	Jobs   Mailer
+	Signer *CheckoutSigner
+	API    PaddleAPI
+	Log    *slog.Logger
+}
+
 // Service applies billing policy.
 type Service struct {
 	db      *gorm.DB
@@ -34,8 +46,9 @@ type Service struct {
 }
 
 // New builds the billing service.
-func New(db *gorm.DB, tiers *Tiers, ledger *credits.Service, mailer Mailer, signer *CheckoutSigner, cfg Config, log *slog.Logger) *Service {
-	return &Service{db: db, tiers: tiers, credits: ledger, mailer: mailer, signer: signer, cfg: cfg, log: log, now: time.Now}
+func New(d Deps, cfg Config) *Service {
+	return &Service{db: d.DB, tiers: d.Tiers, credits: d.Ledger, mailer: d.Jobs, signer: d.Signer, api: d.API,
+		cfg: cfg, log: d.Log, now: time.Now}
 }
 
 // Tiers returns the tier table.

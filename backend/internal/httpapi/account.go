@@ -12,6 +12,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
@@ -20,7 +21,7 @@ import (
 type accountHandler struct {
 	accounts *account.Service
 	billing  *billing.Service
-	ledger   Ledger
+	ledger   *credits.Service
 }
 
 var accountErrors = []sentinel{

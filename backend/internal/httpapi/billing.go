@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -14,12 +13,6 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
-
-// Ledger is the part of the credits service the API reads.
-type Ledger interface {
-	Balance(ctx context.Context, userID uuid.UUID) (int, error)
-	List(ctx context.Context, userID uuid.UUID, limit int, cursor string) ([]credits.Movement, string, error)
-}
 
 var billingErrors = []sentinel{
 	{billing.ErrAlreadySubscribed, http.StatusConflict, "already_subscribed", "you already have an active subscription; change tier instead"},
@@ -37,7 +30,7 @@ var billingErrors = []sentinel{
 
 type billingHandler struct {
 	billing *billing.Service
-	ledger  Ledger
+	ledger  *credits.Service
 }
 
 type checkoutRequest struct {

@@ -44,24 +44,22 @@ type webhookResponse struct {
 
 // receive reads the raw body (bounded: 413 beyond) and hands the exact bytes to the pipeline, which
 // verifies them before anything parses them. No Bind: re-serialised JSON would not match the signature.
-func (h *webhookHandler) receive(provider string) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.ContentLength > h.maxBody {
-			return NewError(http.StatusRequestEntityTooLarge, "payload_too_large", "webhook body too large")
-		}
-		body, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, h.maxBody))
-		if err != nil {
-			return err
-		}
-		res, err := h.pipeline.Ingest(req.Context(), provider, req.Header, body)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, webhookResponse{
-			EventID:    res.EventID,
-			Idempotent: res.Status == webhook.StatusSkipped,
-			Ignored:    res.Status == webhook.StatusIgnored,
-		})
+func (h *webhookHandler) receive(c echo.Context) error {
+	req := c.Request()
+	if req.ContentLength > h.maxBody {
+		return NewError(http.StatusRequestEntityTooLarge, "payload_too_large", "webhook body too large")
 	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, h.maxBody))
+	if err != nil {
+		return err
+	}
+	res, err := h.pipeline.Ingest(req.Context(), c.Param("provider"), req.Header, body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, webhookResponse{
+		EventID:    res.EventID,
+		Idempotent: res.Status == webhook.StatusSkipped,
+		Ignored:    res.Status == webhook.StatusIgnored,
+	})
 }

@@ -19,6 +19,8 @@ type RunnerConfig struct {
 	// statements and no LISTEN/NOTIFY, so River polls.
 	SimpleProtocol bool
 	MaxWorkers     int
+	// Observer hears every job attempt's outcome (metrics); nil for none.
+	Observer Observer
 }
 
 // Runner works jobs: a River client on its own pgx pool (River needs pgx for LISTEN/NOTIFY and its
@@ -64,11 +66,15 @@ func NewRunner(ctx context.Context, cfg RunnerConfig, log *slog.Logger, workers 
 		pool.Close()
 		return nil, fmt.Errorf("job runner: %w", err)
 	}
-	return &Runner{client: client, pool: pool}, nil
+	r := &Runner{client: client, pool: pool}
+	if cfg.Observer != nil {
+		r.observe(cfg.Observer)
+	}
+	return r, nil
 }
 
-// Observe forwards job outcomes to o until Stop. Call it before Start.
-func (r *Runner) Observe(o Observer) {
+// observe forwards job outcomes to o until Stop.
+func (r *Runner) observe(o Observer) {
 	events, cancel := r.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed,
 		river.EventKindJobCancelled, river.EventKindJobSnoozed)
 	r.stopObserving = cancel

@@ -48,12 +48,21 @@ type Observer interface {
 	Delivery(provider, eventType, outcome string, took time.Duration)
 }
 
-// Observe sets the observer.
-func (p *Pipeline) Observe(o Observer) { p.observer = o }
+// Deps are the pipeline's collaborators. Now is the clock signatures are checked against (time.Now when
+// nil); Observer may be nil.
+type Deps struct {
+	DB       *gorm.DB
+	Log      *slog.Logger
+	Now      func() time.Time
+	Observer Observer
+}
 
-// New builds a pipeline. now is the clock signatures are checked against (time.Now in production).
-func New(db *gorm.DB, log *slog.Logger, now func() time.Time, providers ...*Provider) *Pipeline {
-	p := &Pipeline{db: db, log: log, now: now, providers: map[string]*Provider{}}
+// New builds a pipeline for the given providers.
+func New(d Deps, providers ...*Provider) *Pipeline {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	p := &Pipeline{db: d.DB, log: d.Log, now: d.Now, observer: d.Observer, providers: map[string]*Provider{}}
 	for _, pr := range providers {
 		p.providers[pr.Name] = pr
 	}

@@ -40,7 +40,7 @@ func setup(t *testing.T) *fixture {
 	f := &fixture{db: d.Gorm}
 	sig, err := webhook.NewPaddleSignature([]string{secret}, 5*time.Minute)
 	require.NoError(t, err)
-	f.pipeline = webhook.New(d.Gorm, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, &webhook.Provider{
+	f.pipeline = webhook.New(webhook.Deps{DB: d.Gorm, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, &webhook.Provider{
 		Name: webhook.ProviderPaddle, Verifier: sig, SignatureHeader: webhook.PaddleSignatureHeader,
 		ReadEnvelope: webhook.PaddleEnvelope,
 		Handlers: map[string]webhook.Handler{"effect.happened": func(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
