@@ -69,3 +69,20 @@ type Service struct {
 func New(d Deps, cfg Config) *Service {
 	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, cfg: cfg, log: d.Log}
 }
+
+// Audit actions this package writes besides the Clerk event names.
+const (
+	ActionUpdated        = "account.updated"
+	ActionDeleted        = "account.deleted"
+	ActionRestored       = "account.restored"
+	ActionExported       = "account.exported"
+	ActionConsentUpdated = "account.consent_updated"
+	ActionUnsubscribed   = "email.unsubscribed"
+	ActionHardDeleted    = "user.hard_deleted"
+)
+
+// Sources recorded in users.marketing_consent_source.
+const (
+	ConsentSourceAPI         = "api"
+	ConsentSourceUnsubscribe = "unsubscribe_link"
+)

@@ -11,6 +11,16 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 )
 
+// DefaultDeletionGrace is the restore window of a soft-deleted account when Config.DeletionGrace is unset.
+const DefaultDeletionGrace = 30 * 24 * time.Hour
+
+func (s *Service) grace() time.Duration {
+	if s.cfg.DeletionGrace > 0 {
+		return s.cfg.DeletionGrace
+	}
+	return DefaultDeletionGrace
+}
+
 // Deletion is the outcome of a soft delete: when it happened and when the account will be erased unless
 // the user signs in again before then.
 type Deletion struct {

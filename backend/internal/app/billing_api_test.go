@@ -1,115 +1,16 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
-	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/session/sessiontest"
 )
-
-// fakePaddle records what billing asked Paddle to do.
-type fakePaddle struct {
-	mu    sync.Mutex
-	calls []string
-}
-
-func (f *fakePaddle) record(s string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls = append(f.calls, s)
-	return nil
-}
-
-func (f *fakePaddle) CancelSubscription(_ context.Context, id string, now bool) error {
-	if now {
-		return f.record("cancel-now " + id)
-	}
-	return f.record("cancel " + id)
-}
-func (f *fakePaddle) ChangePrice(_ context.Context, id, price string) error {
-	return f.record("change " + id + " " + price)
-}
-func (f *fakePaddle) ResumeSubscription(_ context.Context, id string) error {
-	return f.record("resume " + id)
-}
-func (f *fakePaddle) PortalURL(_ context.Context, customer string, subs []string) (string, error) {
-	return "https://portal.example/" + customer, f.record("portal " + customer + " " + strings.Join(subs, ","))
-}
-
-func (f *fakePaddle) recorded() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.calls...)
-}
-
-const testTiers = `tiers:
-  - name: free
-    signup_credits: 25
-  - name: pro
-    paddle_price_ids: [pri_pro_monthly]
-    period_credits: 1000
-  - name: team
-    paddle_price_ids: [pri_team_monthly]
-    period_credits: 5000
-`
-
-type apiEnv struct {
-	app    *App
-	db     *pgtest.DB
-	issuer *sessiontest.Issuer
-	paddle *fakePaddle
-}
-
-func newAPIEnv(t *testing.T) *apiEnv {
-	t.Helper()
-	d := pgtest.New(t)
-	tiers := filepath.Join(t.TempDir(), "tiers.yaml")
-	require.NoError(t, os.WriteFile(tiers, []byte(testTiers), 0o600))
-	e := &apiEnv{db: d, issuer: sessiontest.NewIssuer(t), paddle: &fakePaddle{}}
-	e.app = appOn(t, d, map[string]string{"CLERK_JWT_KEY": e.issuer.PublicKeyPEM(), "TIERS_FILE": tiers},
-		Options{PaddleAPI: e.paddle})
-	return e
-}
-
-func (e *apiEnv) token(t *testing.T, clerkID string) string {
-	return e.issuer.Token(t, sessiontest.TokenClaims{UserID: clerkID, SessionID: "sess_" + clerkID, Email: clerkID + "@example.com"})
-}
-
-// subscribe gives clerkID a subscription in the given status, as Paddle's webhooks would have.
-func (e *apiEnv) subscribe(t *testing.T, clerkID, status, tier string) {
-	t.Helper()
-	require.NoError(t, e.db.Gorm.Exec(`WITH u AS (
-		INSERT INTO users (clerk_user_id, email, current_tier) VALUES (?, ?, ?)
-		ON CONFLICT (clerk_user_id) DO UPDATE SET current_tier = EXCLUDED.current_tier RETURNING id)
-		INSERT INTO subscriptions (user_id, paddle_subscription_id, paddle_customer_id, paddle_price_id, tier, status,
-		   current_period_end, last_event_at)
-		SELECT id, 'sub_' || ?, 'ctm_' || ?, 'pri_' || ? || '_monthly', ?, ?, now() + interval '20 days', now() FROM u`,
-		clerkID, clerkID+"@example.com", tier, clerkID, clerkID, tier, tier, status).Error)
-}
-
-func (e *apiEnv) call(t *testing.T, method, path, token, body string) *httptest.ResponseRecorder {
-	t.Helper()
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	rec := httptest.NewRecorder()
-	e.app.Echo().ServeHTTP(rec, req)
-	return rec
-}
 
 func TestBillingAPIRequiresASession(t *testing.T) {
 	t.Parallel()

@@ -14,42 +14,6 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
-// Paddle event types with a handler; everything else is archived as ignored.
-const (
-	EventSubscriptionCreated   = "subscription.created"
-	EventSubscriptionActivated = "subscription.activated"
-	EventSubscriptionUpdated   = "subscription.updated"
-	EventSubscriptionResumed   = "subscription.resumed"
-	EventSubscriptionTrialing  = "subscription.trialing"
-	EventSubscriptionPaused    = "subscription.paused"
-	EventSubscriptionPastDue   = "subscription.past_due"
-	EventSubscriptionCanceled  = "subscription.canceled"
-	// EventSubscriptionCancelled is the British spelling; Paddle sends the American one, but a handler for
-	// both costs nothing and survives a docs-driven simulator.
-	EventSubscriptionCancelled = "subscription.cancelled"
-	EventTransactionCompleted  = "transaction.completed"
-	EventAdjustmentCreated     = "adjustment.created"
-	EventAdjustmentUpdated     = "adjustment.updated"
-)
-
-// PaddleHandlers is the handler table the webhook pipeline dispatches Paddle events to.
-func (s *Service) PaddleHandlers() map[string]webhook.Handler {
-	return map[string]webhook.Handler{
-		EventSubscriptionCreated:   s.onSubscriptionCreated,
-		EventSubscriptionActivated: s.syncOnly,
-		EventSubscriptionUpdated:   s.syncOnly,
-		EventSubscriptionResumed:   s.syncOnly,
-		EventSubscriptionTrialing:  s.syncOnly,
-		EventSubscriptionPaused:    s.syncOnly,
-		EventSubscriptionPastDue:   s.syncOnly,
-		EventSubscriptionCanceled:  s.onSubscriptionCanceled,
-		EventSubscriptionCancelled: s.onSubscriptionCanceled,
-		EventTransactionCompleted:  s.onTransactionCompleted,
-		EventAdjustmentCreated:     s.onAdjustment,
-		EventAdjustmentUpdated:     s.onAdjustment,
-	}
-}
-
 // synced is the outcome of applying one subscription snapshot.
 type synced struct {
 	env     envelope
