@@ -6,6 +6,10 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 // DeliveryWindow is the period Stats counts webhook deliveries over.
@@ -26,41 +30,31 @@ type UserCounts struct {
 	Deleted int64
 }
 
-// SubscriptionCount is the number of subscription rows (every one a Paddle, paid subscription; the free
-// tier has none) of one tier in one status.
-type SubscriptionCount struct {
-	Tier   string
-	Status string
-	Count  int64
-}
+// SubscriptionCount is the number of subscription rows of one tier in one status.
+type SubscriptionCount = billing.SubscriptionCount
 
 // DeliveryCount is the number of webhook deliveries archived in the last DeliveryWindow for one provider
-// in one processing status. Replays count as deliveries: each has its own archive row.
-type DeliveryCount struct {
-	Provider string
-	Status   string
-	Count    int64
-}
+// in one processing status.
+type DeliveryCount = webhook.DeliveryCount
 
 // Stats counts users, subscriptions by tier and status, and recent deliveries by provider and status,
-// all in one read-only snapshot so the sections agree with each other.
+// all in one read-only snapshot so the sections agree with each other; each count comes from its owner.
 func (s *Service) Stats(ctx context.Context) (Stats, error) {
-	out := Stats{Subscriptions: []SubscriptionCount{}, Deliveries: []DeliveryCount{}}
+	var out Stats
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		// now() is the transaction's start time, the same for every statement below.
-		err := tx.Raw(`SELECT now(), count(*), count(*) FILTER (WHERE deleted_at IS NOT NULL) FROM users`).Row().
-			Scan(&out.GeneratedAt, &out.Users.Total, &out.Users.Deleted)
-		if err != nil {
+		if err := tx.Raw(`SELECT now()`).Row().Scan(&out.GeneratedAt); err != nil {
 			return err
 		}
-		err = tx.Raw(`SELECT tier, status, count(*) AS count FROM subscriptions
-			GROUP BY tier, status ORDER BY tier, status`).Scan(&out.Subscriptions).Error
-		if err != nil {
+		var err error
+		if out.Users.Total, out.Users.Deleted, err = account.CountUsersTx(ctx, tx); err != nil {
 			return err
 		}
-		return tx.Raw(`SELECT provider, processing_status AS status, count(*) AS count FROM webhook_events
-			WHERE created_at > now() - make_interval(secs => ?) GROUP BY provider, processing_status
-			ORDER BY provider, processing_status`, DeliveryWindow.Seconds()).Scan(&out.Deliveries).Error
+		if out.Subscriptions, err = billing.CountSubscriptionsTx(ctx, tx); err != nil {
+			return err
+		}
+		out.Deliveries, err = webhook.CountDeliveriesTx(ctx, tx, DeliveryWindow)
+		return err
 	}, snapshot)
 	if err != nil {
 		return Stats{}, fmt.Errorf("admin stats: %w", err)

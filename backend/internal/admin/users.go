@@ -3,14 +3,14 @@ package admin
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
+	"slices"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
-	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
@@ -35,32 +35,24 @@ type UserDetail struct {
 
 // Users lists users newest first.
 func (s *Service) Users(ctx context.Context, f UserFilter) ([]models.User, string, error) {
-	q := s.db.WithContext(ctx).Model(&models.User{})
-	if f.Query != "" {
-		pattern := "%" + escapeLike(f.Query) + "%"
-		q = q.Where("(email ILIKE ? OR clerk_user_id ILIKE ?)", pattern, pattern)
-	}
-	items, next, err := list(q, f.Page, func(u models.User) (time.Time, uuid.UUID) { return u.CreatedAt, u.ID })
-	if err != nil {
-		return nil, "", fmt.Errorf("list users: %w", err)
-	}
-	return items, next, nil
+	return account.ListUsersTx(ctx, s.db, f.Query, f.Page)
 }
 
 // User returns one user with subscriptions and ledger; db.ErrNotFound when there is no such user. One
-// read-only snapshot, so the balance is the sum of exactly the ledger the movements come from.
+// read-only snapshot, so the balance is the sum of exactly the ledger the movements come from; each part
+// comes from its table's owner.
 func (s *Service) User(ctx context.Context, id uuid.UUID) (UserDetail, error) {
 	var d UserDetail
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("id = ?", id).Take(&d.User).Error; err != nil {
-			return db.Translate(err)
-		}
-		d.Subscriptions = []models.Subscription{}
-		if err := tx.Where("user_id = ?", id).Order("created_at DESC, id DESC").Find(&d.Subscriptions).Error; err != nil {
+		var err error
+		if d.User, err = account.UserTx(ctx, tx, id); err != nil {
 			return err
 		}
+		if d.Subscriptions, err = billing.SubscriptionsTx(ctx, tx, id); err != nil {
+			return err
+		}
+		slices.Reverse(d.Subscriptions) // newest first
 		ledger := credits.New(tx)
-		var err error
 		if d.Movements, _, err = ledger.List(ctx, id, LedgerSize, ""); err != nil {
 			return err
 		}
@@ -72,9 +64,3 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (UserDetail, error) {
 	}
 	return d, nil
 }
-
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
-// escapeLike makes s match literally inside a LIKE pattern (backslash is Postgres' default escape), so a
-// search for "a_b" does not match "axb".
-func escapeLike(s string) string { return likeEscaper.Replace(s) }

@@ -2,38 +2,19 @@ package admin
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
-	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
-// WebhookEvent is an archived delivery as operators see it. The signature never leaves the database:
-// only whether one was stored.
-type WebhookEvent struct {
-	ID               uuid.UUID
-	Provider         string
-	EventID          string
-	EventType        string
-	ProcessingStatus string
-	ErrorMessage     *string
-	ReplayOf         *uuid.UUID
-	CreatedAt        time.Time
-	HasSignature     bool
-	// Payload is the stored body (JSON); nil in lists.
-	Payload json.RawMessage
-}
-
-// webhookColumns is the list view: no payload (large, personal data) and no signature.
-const webhookColumns = "id, provider, event_id, event_type, processing_status, error_message, replay_of, created_at, " +
-	"signature IS NOT NULL AS has_signature"
+// WebhookEvent is an archived delivery as operators see it (webhook.ArchivedDelivery): never the
+// signature, only whether one was stored.
+type WebhookEvent = webhook.ArchivedDelivery
 
 // WebhookFilter selects archived deliveries; zero fields do not filter. Provider and Status are compared
 // lower-cased (the stored spelling), Type exactly; Since is inclusive.
@@ -54,35 +35,13 @@ type Replayed struct {
 
 // WebhookEvents lists archived deliveries newest first, without payloads.
 func (s *Service) WebhookEvents(ctx context.Context, f WebhookFilter) ([]WebhookEvent, string, error) {
-	q := s.db.WithContext(ctx).Table("webhook_events").Select(webhookColumns)
-	if f.Provider != "" {
-		q = q.Where("provider = ?", strings.ToLower(f.Provider))
-	}
-	if f.Status != "" {
-		q = q.Where("processing_status = ?", strings.ToLower(f.Status))
-	}
-	if f.Type != "" {
-		q = q.Where("event_type = ?", f.Type)
-	}
-	if f.Since != nil {
-		q = q.Where("created_at >= ?", *f.Since)
-	}
-	items, next, err := list(q, f.Page, func(w WebhookEvent) (time.Time, uuid.UUID) { return w.CreatedAt, w.ID })
-	if err != nil {
-		return nil, "", fmt.Errorf("list webhook events: %w", err)
-	}
-	return items, next, nil
+	return webhook.ListArchive(ctx, s.db, webhook.ArchiveFilter{Provider: f.Provider, Status: f.Status, Type: f.Type,
+		Since: f.Since}, f.Page)
 }
 
 // WebhookEvent returns one archived delivery with its payload; db.ErrNotFound when there is none.
 func (s *Service) WebhookEvent(ctx context.Context, id uuid.UUID) (WebhookEvent, error) {
-	var w WebhookEvent
-	err := s.db.WithContext(ctx).Table("webhook_events").Select(webhookColumns+", payload").
-		Where("id = ?", id).Take(&w).Error
-	if err != nil {
-		return WebhookEvent{}, fmt.Errorf("webhook event %s: %w", id, db.Translate(err))
-	}
-	return w, nil
+	return webhook.ArchivedByID(ctx, s.db, id)
 }
 
 // Replay re-runs an archived delivery through the pipeline and audits it once. A processed delivery is

@@ -125,7 +125,7 @@ func (a *App) wire() error {
 			DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
 			PublicBaseURL: cfg.PublicBaseURL,
 		})
-	a.metrics = metrics.New(sqlDB, a.log)
+	a.metrics = metrics.New(sqlDB, a.ledger, a.log)
 	if a.pipeline, err = newPipeline(cfg, webhook.Deps{DB: a.db, Log: a.log, Observer: a.metrics}, a.accounts, a.billing); err != nil {
 		return err
 	}

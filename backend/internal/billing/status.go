@@ -20,6 +20,9 @@ var LiveStatuses = []string{"trialing", "active", "past_due", "paused"}
 // IsLive reports whether status grants access.
 func IsLive(status string) bool { return slices.Contains(LiveStatuses, status) }
 
+// The subscriptions table belongs to this package. Other packages read it through the functions below,
+// on their own transaction: account (as its Billing interface, through the Service methods) and admin.
+
 // LiveSubscriptionIDsTx returns the Paddle ids of the user's subscriptions that grant access (account
 // cancels them when the account is deleted).
 func (s *Service) LiveSubscriptionIDsTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]string, error) {
@@ -31,11 +34,34 @@ func (s *Service) LiveSubscriptionIDsTx(ctx context.Context, tx *gorm.DB, userID
 	return ids, nil
 }
 
-// SubscriptionsTx returns all of the user's subscriptions, oldest first.
+// SubscriptionsTx returns all of the user's subscriptions, oldest first (account.Billing).
 func (s *Service) SubscriptionsTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.Subscription, error) {
+	return SubscriptionsTx(ctx, tx, userID)
+}
+
+// SubscriptionsTx returns all of the user's subscriptions, oldest first.
+func SubscriptionsTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.Subscription, error) {
 	subs := []models.Subscription{}
 	if err := tx.WithContext(ctx).Where("user_id = ?", userID).Order("created_at, id").Find(&subs).Error; err != nil {
 		return nil, fmt.Errorf("subscriptions: %w", err)
 	}
 	return subs, nil
+}
+
+// SubscriptionCount is the number of subscriptions of one tier in one status.
+type SubscriptionCount struct {
+	Tier   string
+	Status string
+	Count  int64
+}
+
+// CountSubscriptionsTx counts subscriptions by tier and status (every one a Paddle, paid subscription; the
+// free tier has none).
+func CountSubscriptionsTx(ctx context.Context, tx *gorm.DB) ([]SubscriptionCount, error) {
+	out := []SubscriptionCount{}
+	if err := tx.WithContext(ctx).Raw(`SELECT tier, status, count(*) AS count FROM subscriptions
+		GROUP BY tier, status ORDER BY tier, status`).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("count subscriptions: %w", err)
+	}
+	return out, nil
 }

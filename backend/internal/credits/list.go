@@ -31,3 +31,22 @@ func (s *Service) History(ctx context.Context, userID uuid.UUID) ([]Movement, er
 	}
 	return items, nil
 }
+
+// KindTotal is how many movements of one kind there were, and their summed delta.
+type KindTotal struct {
+	Kind  string
+	Count int64
+	Sum   int64
+}
+
+// Recent totals the ledger's movements of the last window by kind (the metrics gauges).
+func (s *Service) Recent(ctx context.Context, window time.Duration) ([]KindTotal, error) {
+	out := []KindTotal{}
+	err := s.db.WithContext(ctx).Raw(`SELECT kind, count(*) AS count, coalesce(sum(delta), 0) AS sum
+		FROM credit_transactions WHERE created_at > now() - make_interval(secs => ?) GROUP BY kind ORDER BY kind`,
+		window.Seconds()).Scan(&out).Error
+	if err != nil {
+		return nil, wrap("recent ledger totals", err)
+	}
+	return out, nil
+}

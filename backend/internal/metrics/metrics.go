@@ -13,6 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 )
 
 // Metrics owns a private registry (never the global one, so tests and several apps in one process do
@@ -24,8 +26,13 @@ type Metrics struct {
 	jobs       *prometheus.CounterVec
 }
 
-// New registers every metric. sqlDB feeds the pool statistics and the ledger gauges.
-func New(sqlDB *sql.DB, log *slog.Logger) *Metrics {
+// Ledger is where the ledger gauges come from (*credits.Service).
+type Ledger interface {
+	Recent(ctx context.Context, window time.Duration) ([]credits.KindTotal, error)
+}
+
+// New registers every metric. sqlDB feeds the pool statistics, ledger the ledger gauges.
+func New(sqlDB *sql.DB, ledger Ledger, log *slog.Logger) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -46,7 +53,7 @@ func New(sqlDB *sql.DB, log *slog.Logger) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(sqlDB, "fabrica"),
-		&ledgerCollector{db: sqlDB, log: log},
+		&ledgerCollector{ledger: ledger, log: log},
 	)
 	return m
 }
@@ -70,8 +77,8 @@ func (m *Metrics) JobFinished(kind, outcome string) {
 // ledgerCollector reports the last 24h of ledger movements from the database at scrape time, so every
 // instance reports the same committed truth (an in-process counter would count rolled-back grants).
 type ledgerCollector struct {
-	db  *sql.DB
-	log *slog.Logger
+	ledger Ledger
+	log    *slog.Logger
 }
 
 var (
@@ -87,20 +94,13 @@ func (c *ledgerCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *ledgerCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	rows, err := c.db.QueryContext(ctx, `SELECT kind, count(*), coalesce(sum(delta), 0) FROM credit_transactions
-		WHERE created_at > now() - interval '24 hours' GROUP BY kind`)
+	totals, err := c.ledger.Recent(ctx, 24*time.Hour)
 	if err != nil {
 		c.log.Warn("metrics: ledger query", "error", err.Error())
 		return
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var kind string
-		var n, sum float64
-		if err := rows.Scan(&kind, &n, &sum); err != nil {
-			return
-		}
-		ch <- prometheus.MustNewConstMetric(ledgerMovements, prometheus.GaugeValue, n, kind)
-		ch <- prometheus.MustNewConstMetric(ledgerCredits, prometheus.GaugeValue, sum, kind)
+	for _, t := range totals {
+		ch <- prometheus.MustNewConstMetric(ledgerMovements, prometheus.GaugeValue, float64(t.Count), t.Kind)
+		ch <- prometheus.MustNewConstMetric(ledgerCredits, prometheus.GaugeValue, float64(t.Sum), t.Kind)
 	}
 }

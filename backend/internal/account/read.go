@@ -1,0 +1,57 @@
+package account
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
+)
+
+// Reads of the users table for the operator's side (admin). Soft-deleted users are included: an operator
+// looks them up too.
+
+// ListUsersTx lists users newest first, keyset-paginated. query, when set, matches a case-insensitive
+// substring of the email or the Clerk user id.
+func ListUsersTx(ctx context.Context, tx *gorm.DB, query string, p db.Page) ([]models.User, string, error) {
+	q := tx.WithContext(ctx).Model(&models.User{})
+	if query != "" {
+		pattern := "%" + escapeLike(query) + "%"
+		q = q.Where("(email ILIKE ? OR clerk_user_id ILIKE ?)", pattern, pattern)
+	}
+	items, next, err := db.Keyset(q, p.Limit, p.Cursor, func(u models.User) (time.Time, uuid.UUID) { return u.CreatedAt, u.ID })
+	if err != nil {
+		return nil, "", fmt.Errorf("list users: %w", err)
+	}
+	return items, next, nil
+}
+
+// UserTx returns one user by id; db.ErrNotFound when there is none.
+func UserTx(ctx context.Context, tx *gorm.DB, id uuid.UUID) (models.User, error) {
+	var u models.User
+	if err := tx.WithContext(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
+		return models.User{}, fmt.Errorf("user %s: %w", id, db.Translate(err))
+	}
+	return u, nil
+}
+
+// CountUsersTx counts all users and the soft-deleted ones.
+func CountUsersTx(ctx context.Context, tx *gorm.DB) (total, deleted int64, err error) {
+	err = tx.WithContext(ctx).Raw(`SELECT count(*), count(*) FILTER (WHERE deleted_at IS NOT NULL) FROM users`).
+		Row().Scan(&total, &deleted)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count users: %w", err)
+	}
+	return total, deleted, nil
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// escapeLike makes s match literally inside a LIKE pattern (backslash is Postgres' default escape), so a
+// search for "a_b" does not match "axb".
+func escapeLike(s string) string { return likeEscaper.Replace(s) }
