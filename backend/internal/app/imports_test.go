@@ -1,0 +1,78 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/fabrica-saas/fabrica/backend/"
+
+// goPackage is what `go list -json` says about one package of the module.
+type goPackage struct {
+	ImportPath string
+	Imports    []string // direct imports (tests' imports are not included)
+	Deps       []string // everything it depends on, transitively
+}
+
+func listPackages(t *testing.T) []goPackage {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, stderr.String())
+	var pkgs []goPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p goPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else {
+			require.NoError(t, err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	require.NotEmpty(t, pkgs)
+	return pkgs
+}
+
+func short(path string) string { return strings.TrimPrefix(path, module) }
+
+// The import rules of docs/architecture.md, enforced: each guarded package may be imported only by the
+// packages listed (directly), and no domain package may depend on Echo at all, even transitively.
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	onlyImportedBy := map[string][]string{
+		"github.com/labstack/echo/v4":            {"internal/httpapi", "internal/app"},
+		"github.com/labstack/echo/v4/middleware": {"internal/httpapi"},
+		module + "internal/httpapi":              {"internal/app"},
+		module + "internal/jobs":                 {"internal/app"},
+		module + "internal/config":               {"internal/app", "cmd/fabrica", "cmd/loadgen"},
+		module + "internal/app":                  {"cmd/fabrica"},
+	}
+	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing",
+		"internal/billing/paddleapi", "internal/credits", "internal/db", "internal/email", "internal/metrics",
+		"internal/models", "internal/session", "internal/webhook"}
+	for _, p := range listPackages(t) {
+		for _, imp := range p.Imports {
+			if allowed, guarded := onlyImportedBy[imp]; guarded && !slices.Contains(allowed, short(p.ImportPath)) {
+				t.Errorf("%s imports %s; only %v may", short(p.ImportPath), short(imp), allowed)
+			}
+		}
+		if slices.Contains(domain, short(p.ImportPath)) {
+			for _, dep := range p.Deps {
+				if strings.HasPrefix(dep, "github.com/labstack/echo") {
+					t.Errorf("domain package %s depends on %s: domain packages never know about HTTP", short(p.ImportPath), dep)
+				}
+			}
+		}
+	}
+}
