@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -49,13 +50,31 @@ type subscriptionData struct {
 }
 
 type transactionData struct {
-	ID             string      `json:"id"`
-	Origin         string      `json:"origin"`
+	ID      string `json:"id"`
+	Origin  string `json:"origin"`
+	Details *struct {
+		Totals *struct {
+			// Total is in the currency's minor units, as a decimal string ("1500").
+			Total string `json:"total"`
+		} `json:"totals"`
+	} `json:"details"`
 	SubscriptionID *string     `json:"subscription_id"`
 	CustomerID     *string     `json:"customer_id"`
 	BillingPeriod  *period     `json:"billing_period"`
 	Items          []item      `json:"items"`
 	CustomData     *customData `json:"custom_data"`
+}
+
+// total is the transaction's grand total in minor units; 0 when absent or unreadable.
+func (t transactionData) total() int64 {
+	if t.Details == nil || t.Details.Totals == nil {
+		return 0
+	}
+	n, err := strconv.ParseInt(t.Details.Totals.Total, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 type adjustmentData struct {

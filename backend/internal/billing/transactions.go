@@ -12,9 +12,27 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
-// originRecurring is a renewal charge; other origins (web checkout, subscription updates) are paid
-// periods already granted by subscription.created or proration adjustments that grant nothing.
-const originRecurring = "subscription_recurring"
+// Transaction origins (Paddle's vocabulary). A renewal is the only one that grants a period's credits: a
+// web checkout's period is granted by subscription.created, and updates are prorations.
+const (
+	originRecurring = "subscription_recurring"
+	originUpdate    = "subscription_update"
+	originWeb       = "web"
+)
+
+// paysAPeriod reports whether a completed transaction actually pays for the subscription: a renewal, or an
+// update or web checkout that charged something. Paddle also completes zero-value transactions, e.g. one
+// per card update (origin subscription_payment_method_change); those pay nothing, so they must neither lift
+// a refund's revocation nor become the transaction a later refund is compared with.
+func paysAPeriod(t transactionData) bool {
+	switch t.Origin {
+	case originRecurring:
+		return true
+	case originUpdate, originWeb:
+		return t.total() > 0
+	}
+	return false
+}
 
 // onTransactionCompleted grants period_credits for a renewal's billing period and remembers which
 // transaction paid the current period (for refunds). The grant is keyed like subscription.created's, so
@@ -29,8 +47,10 @@ func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev we
 		return s.auditTransaction(ctx, tx, ev, t, nil, 0) // a one-off purchase: nothing to grant
 	}
 	subID := *t.SubscriptionID
-	if err := s.recordPayingTransaction(ctx, tx, subID, t); err != nil {
-		return err
+	if paysAPeriod(t) {
+		if err := s.recordPayingTransaction(ctx, tx, subID, t); err != nil {
+			return err
+		}
 	}
 	if t.Origin != originRecurring || t.BillingPeriod == nil {
 		userID, _, err := userOfSubscription(ctx, tx, subID)
@@ -65,9 +85,9 @@ func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev we
 	return s.auditTransaction(ctx, tx, ev, t, &userID, granted)
 }
 
-// recordPayingTransaction stores the transaction that paid the subscription's current period (for refunds).
-// A different transaction paying the current or a later period lifts a refund's revocation and restores
-// the tier. Transactions for earlier periods are ignored.
+// recordPayingTransaction stores the transaction that paid the subscription's current period (for refunds);
+// only transactions that pay (paysAPeriod) come here. A different one paying the current or a later period
+// lifts a refund's revocation and restores the tier. Transactions for earlier periods are ignored.
 func (s *Service) recordPayingTransaction(ctx context.Context, tx *gorm.DB, subID string, t transactionData) error {
 	var rows []struct {
 		UserID             uuid.UUID
