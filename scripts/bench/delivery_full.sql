@@ -15,11 +15,12 @@ SAVEPOINT sp1;
 INSERT INTO processed_webhook_events (provider, event_id, event_type)
 VALUES ('clerk', 'msg_pgbfull_' || :client_id::text || '_' || :r::text, 'user.created')
 ON CONFLICT ON CONSTRAINT uq_processed_webhook_events_provider_event_id DO NOTHING RETURNING id;
-INSERT INTO users (clerk_user_id, email, clerk_synced_at)
+INSERT INTO users (clerk_user_id, email, email_verified, clerk_synced_at)
 VALUES ('user_pgbfull_' || :client_id::text || '_' || :r::text, 'pgbfull_' || :client_id::text || '_' || :r::text || '@bench.test',
-        to_timestamp(:ms / 1000.0))
+        'pgbfull_' || :client_id::text || '_' || :r::text || '@bench.test' <> '', to_timestamp(:ms / 1000.0))
 ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE
-   SET email = EXCLUDED.email, clerk_synced_at = EXCLUDED.clerk_synced_at, updated_at = now()
+   SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified,
+       clerk_synced_at = EXCLUDED.clerk_synced_at, updated_at = now()
  WHERE users.deleted_at IS NULL
    AND (users.clerk_synced_at IS NULL OR users.clerk_synced_at < EXCLUDED.clerk_synced_at)
 RETURNING id AS uid, deleted_at \gset
@@ -52,6 +53,6 @@ VALUES ('clerk', 'msg_pgbfull_' || :client_id::text || '_' || :r::text, 'user.cr
         CAST('{"type":"user.created","object":"event","timestamp":' || :ms::text ||
              ',"data":{"id":"user_pgbfull_' || :client_id::text || '_' || :r::text ||
              '","object":"user","primary_email_address_id":"idn_1","email_addresses":[{"id":"idn_1","email_address":"pgbfull_' ||
-             :client_id::text || '_' || :r::text || '@bench.test"}],"updated_at":' || :ms::text || '}}' AS jsonb),
+             :client_id::text || '_' || :r::text || '@bench.test","verification":{"status":"verified"}}],"updated_at":' || :ms::text || '}}' AS jsonb),
         'v1,ZXhhbXBsZS1zaWduYXR1cmUtb2YtZm9ydHktZm91ci1ieXQ=', 'processed', NULL);
 COMMIT;

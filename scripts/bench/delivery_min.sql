@@ -14,7 +14,7 @@ VALUES ('clerk', 'msg_pgbmin_' || :client_id::text || '_' || :r::text, 'user.cre
         CAST('{"type":"user.created","object":"event","timestamp":' || :ms::text ||
              ',"data":{"id":"user_pgbmin_' || :client_id::text || '_' || :r::text ||
              '","object":"user","primary_email_address_id":"idn_1","email_addresses":[{"id":"idn_1","email_address":"pgbmin_' ||
-             :client_id::text || '_' || :r::text || '@bench.test"}],"updated_at":' || :ms::text || '}}' AS jsonb),
+             :client_id::text || '_' || :r::text || '@bench.test","verification":{"status":"verified"}}],"updated_at":' || :ms::text || '}}' AS jsonb),
         'v1,ZXhhbXBsZS1zaWduYXR1cmUtb2YtZm9ydHktZm91ci1ieXQ=', 'processed');
 INSERT INTO processed_webhook_events (provider, event_id, event_type)
 VALUES ('clerk', 'msg_pgbmin_' || :client_id::text || '_' || :r::text, 'user.created')

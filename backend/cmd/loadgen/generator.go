@@ -27,7 +27,7 @@ func newDelivery(u string, at time.Time) delivery {
 	ms := strconv.FormatInt(at.UnixMilli(), 10)
 	body := `{"type":"user.created","object":"event","timestamp":` + ms +
 		`,"data":{"id":"user_` + u + `","object":"user","primary_email_address_id":"idn_1",` +
-		`"email_addresses":[{"id":"idn_1","email_address":"` + u + `@bench.test"}],"updated_at":` + ms + `}}`
+		`"email_addresses":[{"id":"idn_1","email_address":"` + u + `@bench.test","verification":{"status":"verified"}}],"updated_at":` + ms + `}}`
 	return delivery{id: "msg_" + u, body: []byte(body)}
 }
 

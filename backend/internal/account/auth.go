@@ -16,6 +16,8 @@ import (
 type Identity struct {
 	ClerkUserID string
 	Email       string
+	// EmailVerified is the session's word that Email is verified; only then is Email stored.
+	EmailVerified bool
 	// AuthTime is when the user actually signed in (the JWT auth_time claim), nil when absent.
 	AuthTime *time.Time
 }
@@ -24,7 +26,7 @@ type Identity struct {
 // restored when the session proves a sign-in after the deletion, within the grace period; otherwise it
 // stays deleted and Authenticate returns ErrDeleted.
 func (s *Service) Authenticate(ctx context.Context, id Identity) (models.User, error) {
-	u, err := s.EnsureUser(ctx, id.ClerkUserID, id.Email)
+	u, err := s.EnsureUser(ctx, id.ClerkUserID, id.Email, id.EmailVerified)
 	if !errors.Is(err, ErrDeleted) || !s.mayRestore(u, id, time.Now()) {
 		return u, err
 	}

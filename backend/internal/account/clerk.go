@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -44,6 +43,9 @@ type clerkUser struct {
 	EmailAddresses        []struct {
 		ID           string `json:"id"`
 		EmailAddress string `json:"email_address"`
+		Verification *struct {
+			Status string `json:"status"`
+		} `json:"verification"`
 	} `json:"email_addresses"`
 	UpdatedAt      int64 `json:"updated_at"`
 	UnsafeMetadata struct {
@@ -53,7 +55,8 @@ type clerkUser struct {
 
 var errNoUserID = errors.New("clerk event has no data.id")
 
-// snapshot is a user state from Clerk and the time it describes.
+// snapshot is a user state from Clerk and the time it describes. email is the verified primary address,
+// "" when the primary is missing or unverified.
 type snapshot struct {
 	clerkID string
 	email   string
@@ -83,15 +86,17 @@ func parseUser(payload []byte) (snapshot, error) {
 		consent: u.UnsafeMetadata.MarketingConsent}, nil
 }
 
-// primaryEmail finds the address whose id is primary_email_address_id, else the first one.
+// primaryEmail is the address whose id is primary_email_address_id, if Clerk verified it; "" otherwise.
+// Never "the first listed one": anybody can add an address to their account, and an unverified one must
+// not become who we think they are (the admin list and the Paddle customer binding compare it).
 func primaryEmail(u clerkUser) string {
 	for _, e := range u.EmailAddresses {
 		if u.PrimaryEmailAddressID != nil && e.ID == *u.PrimaryEmailAddressID {
-			return strings.ToLower(e.EmailAddress)
+			if e.Verification == nil || e.Verification.Status != "verified" {
+				return ""
+			}
+			return email.Fold(e.EmailAddress)
 		}
-	}
-	if len(u.EmailAddresses) > 0 {
-		return strings.ToLower(u.EmailAddresses[0].EmailAddress)
 	}
 	return ""
 }
@@ -186,12 +191,14 @@ func upsertUser(ctx context.Context, tx *gorm.DB, snap snapshot) (upserted, erro
 		ID        uuid.UUID
 		DeletedAt *time.Time
 	}
-	err := tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, email, clerk_synced_at) VALUES (?, ?, ?)
+	err := tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, email, email_verified, clerk_synced_at)
+		VALUES (?, ?, ? <> '', ?)
 		ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE
-		   SET email = EXCLUDED.email, clerk_synced_at = EXCLUDED.clerk_synced_at, updated_at = now()
+		   SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified,
+		       clerk_synced_at = EXCLUDED.clerk_synced_at, updated_at = now()
 		 WHERE users.deleted_at IS NULL
 		   AND (users.clerk_synced_at IS NULL OR users.clerk_synced_at < EXCLUDED.clerk_synced_at)
-		RETURNING id, deleted_at`, snap.clerkID, snap.email, snap.at).Scan(&row).Error
+		RETURNING id, deleted_at`, snap.clerkID, snap.email, snap.email, snap.at).Scan(&row).Error
 	if err == nil && row.ID == uuid.Nil {
 		// The stored snapshot is newer (or the user is deleted): read it instead of writing.
 		err = tx.WithContext(ctx).Raw(`SELECT id, deleted_at FROM users WHERE clerk_user_id = ?`, snap.clerkID).Scan(&row).Error

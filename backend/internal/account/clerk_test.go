@@ -36,7 +36,8 @@ func (e *env) apply(t *testing.T, typ, clerkID, mail string, updatedAt int64) {
 	data := map[string]any{"id": clerkID}
 	if mail != "" {
 		data["primary_email_address_id"] = "idn_2"
-		data["email_addresses"] = []map[string]any{{"id": "idn_1", "email_address": "old-" + mail}, {"id": "idn_2", "email_address": mail}}
+		data["email_addresses"] = []map[string]any{{"id": "idn_1", "email_address": "old-" + mail, "verification": verified},
+			{"id": "idn_2", "email_address": mail, "verification": verified}}
 		data["updated_at"] = updatedAt
 	}
 	payload, err := json.Marshal(map[string]any{"type": typ, "timestamp": updatedAt, "data": data})

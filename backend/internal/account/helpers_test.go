@@ -27,3 +27,6 @@ func newAccounts(t *testing.T, db *gorm.DB, m *jobstest.Mailer, cfg account.Conf
 		Signer: billing.NewCheckoutSigner("account-test-checkout-secret-0123456789"), Log: discardLog()}, billing.Config{})
 	return account.New(account.Deps{DB: db, Ledger: ledger, Jobs: m, Billing: bill, Log: discardLog()}, cfg)
 }
+
+// verified is the verification object Clerk puts on an address it has verified.
+var verified = map[string]any{"status": "verified", "strategy": "email_code"}

@@ -2,12 +2,14 @@ package account
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
@@ -17,9 +19,10 @@ import (
 
 // EnsureUser returns the user for an authenticated Clerk id, creating the row on first sight: a user can
 // call the API before their user.created webhook arrives (Svix retries for a day). The lazy row gets no
-// signup credits and no welcome email; user.created still brings both, once.
-func (s *Service) EnsureUser(ctx context.Context, clerkUserID, email string) (models.User, error) {
-	u, err := EnsureUserTx(ctx, s.db, clerkUserID, email)
+// signup credits and no welcome email; user.created still brings both, once. verified says whether the
+// session vouches for email (its email_verified claim).
+func (s *Service) EnsureUser(ctx context.Context, clerkUserID, email string, verified bool) (models.User, error) {
+	u, err := EnsureUserTx(ctx, s.db, clerkUserID, email, verified)
 	if err != nil {
 		return models.User{}, err
 	}
@@ -29,18 +32,33 @@ func (s *Service) EnsureUser(ctx context.Context, clerkUserID, email string) (mo
 	return u, nil
 }
 
-// EnsureUserTx returns the user with clerkUserID, creating it with email when there is none. A soft-deleted
+// EnsureUserTx returns the user with clerkUserID, creating it when there is none. users.email only ever
+// holds a verified address: email is stored when verified vouches for it, and then also fills in a row
+// that has no verified address yet (one created before the address was known, or stored before
+// email_verified existed). It never replaces a verified address: Clerk's snapshots own that. A soft-deleted
 // user is returned as it is (DeletedAt set): whether that matters is the caller's policy.
-func EnsureUserTx(ctx context.Context, tx *gorm.DB, clerkUserID, email string) (models.User, error) {
+func EnsureUserTx(ctx context.Context, tx *gorm.DB, clerkUserID, addr string, verified bool) (models.User, error) {
+	addr = email.Fold(addr)
+	if addr == "" || !verified {
+		addr, verified = "", false
+	}
 	var u models.User
 	q := tx.WithContext(ctx)
 	// Read first: every authenticated request passes here, and an upsert would write a row version each time.
 	res := q.Where("clerk_user_id = ?", clerkUserID).Limit(1).Find(&u)
-	if res.Error == nil && res.RowsAffected == 0 {
+	switch {
+	case res.Error == nil && res.RowsAffected == 0:
 		// DO UPDATE rather than DO NOTHING so RETURNING yields the row a concurrent creator just committed.
-		res = q.Raw(`INSERT INTO users (clerk_user_id, email) VALUES (?, ?)
+		res = q.Raw(`INSERT INTO users (clerk_user_id, email, email_verified) VALUES (?, ?, ?)
 			ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE SET clerk_user_id = EXCLUDED.clerk_user_id
-			RETURNING *`, clerkUserID, strings.ToLower(email)).Scan(&u)
+			RETURNING *`, clerkUserID, addr, verified).Scan(&u)
+	case res.Error == nil && verified && !u.EmailVerified:
+		var rows []models.User
+		res = q.Raw(`UPDATE users SET email = ?, email_verified = true, updated_at = now()
+			WHERE id = ? AND NOT email_verified RETURNING *`, addr, u.ID).Scan(&rows)
+		if len(rows) == 1 {
+			u = rows[0]
+		}
 	}
 	if res.Error != nil {
 		return models.User{}, fmt.Errorf("ensure user %s: %w", clerkUserID, res.Error)
@@ -89,4 +107,54 @@ func EmailTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) (string, error)
 		return "", nil
 	}
 	return addrs[0], nil
+}
+
+// ErrCustomerTaken means the Paddle customer is already bound to another user.
+var ErrCustomerTaken = errors.New("paddle customer is bound to another user")
+
+// BindPaddleCustomerTx binds customerID to the user unless the user is bound already, and returns the
+// user's binding (the existing one wins: a binding never moves). Only billing calls it, with a customer
+// its own API call created or found for the user's verified email.
+func BindPaddleCustomerTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, customerID string) (string, error) {
+	q := tx.WithContext(ctx)
+	// The NOT EXISTS spares the common refusal a failed statement; the unique constraint still decides races.
+	err := q.Exec(`UPDATE users SET paddle_customer_id = ?, updated_at = now()
+		WHERE id = ? AND paddle_customer_id IS NULL
+		  AND NOT EXISTS (SELECT 1 FROM users WHERE paddle_customer_id = ?)`, customerID, userID, customerID).Error
+	if errors.Is(db.Translate(err), db.ErrDuplicate) {
+		return "", ErrCustomerTaken
+	}
+	if err != nil {
+		return "", fmt.Errorf("bind paddle customer: %w", err)
+	}
+	bound, err := PaddleCustomerTx(ctx, tx, userID)
+	if err != nil || bound == "" {
+		return "", errors.Join(err, ErrCustomerTaken)
+	}
+	return bound, nil
+}
+
+// UserByPaddleCustomerTx returns the user bound to customerID, if any.
+func UserByPaddleCustomerTx(ctx context.Context, tx *gorm.DB, customerID string) (uuid.UUID, bool, error) {
+	var ids []uuid.UUID
+	if err := tx.WithContext(ctx).Raw(`SELECT id FROM users WHERE paddle_customer_id = ?`, customerID).
+		Scan(&ids).Error; err != nil {
+		return uuid.Nil, false, fmt.Errorf("user of paddle customer: %w", err)
+	}
+	if len(ids) == 0 {
+		return uuid.Nil, false, nil
+	}
+	return ids[0], true, nil
+}
+
+// PaddleCustomerTx returns the user's bound Paddle customer, "" when there is none.
+func PaddleCustomerTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) (string, error) {
+	var rows []struct{ PaddleCustomerID *string }
+	if err := tx.WithContext(ctx).Raw(`SELECT paddle_customer_id FROM users WHERE id = ?`, userID).Scan(&rows).Error; err != nil {
+		return "", fmt.Errorf("paddle customer of user: %w", err)
+	}
+	if len(rows) == 0 || rows[0].PaddleCustomerID == nil {
+		return "", nil
+	}
+	return *rows[0].PaddleCustomerID, nil
 }

@@ -37,7 +37,8 @@ func newAdminEnv(t *testing.T) *apiEnv {
 
 // adminToken signs a session for the admin; the e-mail claim's case differs from ADMIN_EMAILS.
 func (e *apiEnv) adminToken(t *testing.T) string {
-	return e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_boss", SessionID: "sess_boss", Email: "boss@Example.COM"})
+	return e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_boss", SessionID: "sess_boss", Email: "boss@Example.COM",
+		EmailVerified: true})
 }
 
 func (e *apiEnv) count(t *testing.T, query string, args ...any) int64 {
@@ -83,7 +84,7 @@ func TestAdminAPIRefusesNonAdmins(t *testing.T) {
 		"lookalike": e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_look", Email: "boss@example.com.evil.test"}),
 		"no email":  e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_anon"}),
 		// U+212A KELVIN SIGN folds to "k" under Unicode rules; the gate folds ASCII only.
-		"kelvin": e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_kelvin", Email: "kate@example.com"}),
+		"kelvin": e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_kelvin", Email: "kate@example.com", EmailVerified: true}),
 	}
 	require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, adminAPI+"/stats", tokens["kelvin"], "").Code, "kate@ is an admin")
 	require.NoError(t, e.db.Gorm.Exec(`UPDATE users SET email = ? WHERE clerk_user_id = 'user_kelvin'`, "\u212Aate@example.com").Error)

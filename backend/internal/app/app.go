@@ -139,6 +139,7 @@ func (a *App) wire() error {
 	a.echo = httpapi.New(httpapi.Config{
 		Env:                 cfg.Env,
 		AdminEmails:         cfg.AdminEmails,
+		AdminClerkUserIDs:   cfg.AdminClerkUserIDs,
 		RateLimitPerMinute:  cfg.RateLimitPerMinute,
 		MetricsToken:        cfg.MetricsToken,
 		CORSOrigins:         cfg.CORSOrigins,

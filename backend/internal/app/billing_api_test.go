@@ -77,7 +77,8 @@ func TestBillingAPI(t *testing.T) {
 	var audits []string
 	require.NoError(t, e.db.Gorm.Raw(`SELECT action FROM audit_logs ORDER BY created_at, action`).Scan(&audits).Error)
 	require.ElementsMatch(t, []string{"billing.cancel_requested", "billing.cancel_requested", "billing.change_requested",
-		"billing.change_requested", "billing.resume_requested"}, audits)
+		"billing.change_requested", "billing.resume_requested", "billing.customer_bound"}, audits,
+		"the portal bound user_pro to the Paddle customer of their verified email")
 	var status string
 	require.NoError(t, e.db.Gorm.Raw(`SELECT status FROM subscriptions WHERE paddle_subscription_id = 'sub_user_pro'`).Scan(&status).Error)
 	require.Equal(t, "active", status, "tables change only when Paddle's webhook says so")

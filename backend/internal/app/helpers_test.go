@@ -20,8 +20,9 @@ import (
 
 // fakePaddle records what billing asked Paddle to do.
 type fakePaddle struct {
-	mu    sync.Mutex
-	calls []string
+	mu        sync.Mutex
+	calls     []string
+	customers []string
 }
 
 func (f *fakePaddle) record(s string) error {
@@ -45,6 +46,16 @@ func (f *fakePaddle) ResumeSubscription(_ context.Context, id string) error {
 }
 func (f *fakePaddle) PortalURL(_ context.Context, customer string, subs []string) (string, error) {
 	return "https://portal.example/" + customer, f.record("portal " + customer + " " + strings.Join(subs, ","))
+}
+
+// EnsureCustomer answers "ctm_<local part>" and records the email apart from calls, which lists what
+// billing asked Paddle to do to subscriptions.
+func (f *fakePaddle) EnsureCustomer(_ context.Context, email string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.customers = append(f.customers, email)
+	local, _, _ := strings.Cut(email, "@")
+	return "ctm_" + local, nil
 }
 
 func (f *fakePaddle) recorded() []string {
@@ -83,7 +94,8 @@ func newAPIEnv(t *testing.T) *apiEnv {
 }
 
 func (e *apiEnv) token(t *testing.T, clerkID string) string {
-	return e.issuer.Token(t, sessiontest.TokenClaims{UserID: clerkID, SessionID: "sess_" + clerkID, Email: clerkID + "@example.com"})
+	return e.issuer.Token(t, sessiontest.TokenClaims{UserID: clerkID, SessionID: "sess_" + clerkID,
+		Email: clerkID + "@example.com", EmailVerified: true})
 }
 
 // subscribe gives clerkID a subscription in the given status, as Paddle's webhooks would have.

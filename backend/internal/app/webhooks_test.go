@@ -21,6 +21,9 @@ import (
 )
 
 // clerkEvent builds a signed Clerk delivery of a user event, as Svix sends it.
+// verified is the verification object Clerk puts on an address it has verified.
+var verified = map[string]any{"status": "verified", "strategy": "email_code"}
+
 func clerkEvent(t *testing.T, msgID, typ, clerkID, mail string, updatedAtMS int64) (http.Header, []byte) {
 	t.Helper()
 	data := map[string]any{"id": clerkID, "object": "user"}
@@ -28,7 +31,7 @@ func clerkEvent(t *testing.T, msgID, typ, clerkID, mail string, updatedAtMS int6
 		data["deleted"] = true
 	} else {
 		data["primary_email_address_id"] = "idn_1"
-		data["email_addresses"] = []map[string]any{{"id": "idn_1", "email_address": mail}}
+		data["email_addresses"] = []map[string]any{{"id": "idn_1", "email_address": mail, "verification": verified}}
 		data["updated_at"] = updatedAtMS
 	}
 	body, err := json.Marshal(map[string]any{"type": typ, "object": "event", "timestamp": updatedAtMS, "data": data})

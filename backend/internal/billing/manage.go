@@ -19,6 +19,8 @@ type PaddleAPI interface {
 	ChangePrice(ctx context.Context, subscriptionID, priceID string) error
 	ResumeSubscription(ctx context.Context, subscriptionID string) error
 	PortalURL(ctx context.Context, customerID string, subscriptionIDs []string) (string, error)
+	// EnsureCustomer returns the Paddle customer for email, creating it if Paddle has none.
+	EnsureCustomer(ctx context.Context, email string) (string, error)
 }
 
 // Sentinels of the management API; httpapi maps them to 409/422.
@@ -30,16 +32,22 @@ var (
 	ErrSameTier          = errors.New("already on this tier")
 	ErrNotPaused         = errors.New("subscription is not paused")
 	ErrNoPaddleAPI       = errors.New("paddle api is not configured")
+	// ErrEmailUnverified means the user has no verified email yet, so no Paddle customer can be bound.
+	ErrEmailUnverified = errors.New("no verified email address")
 )
 
 // CheckoutData is what the frontend passes to Paddle.js Checkout.open.
 type CheckoutData struct {
 	PaddlePriceID string
+	// CustomerID is the user's bound Paddle customer: Paddle.js opens the checkout for it
+	// (customer: {id}), so the subscription lands on the customer the portal will open.
+	CustomerID    string
 	CustomerEmail string
 	CustomData    map[string]string
 }
 
-// Checkout prepares a signed checkout for tier. A user with a live subscription changes tier instead.
+// Checkout prepares a signed checkout for tier, for the user's bound Paddle customer (binding it first,
+// through the API, by the user's verified email). A user with a live subscription changes tier instead.
 func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName string) (CheckoutData, error) {
 	tier, ok := s.tiers.ByName(tierName)
 	switch {
@@ -53,10 +61,14 @@ func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName string) 
 	} else if !errors.Is(err, ErrNoSubscription) {
 		return CheckoutData{}, err
 	}
+	u, customer, err := s.boundCustomer(ctx, a)
+	if err != nil {
+		return CheckoutData{}, err
+	}
 	price := tier.PaddlePriceIDs[0]
-	return CheckoutData{PaddlePriceID: price, CustomerEmail: a.Email, CustomData: map[string]string{
-		"clerk_user_id": a.ClerkUserID, "email": a.Email,
-		"checkout_sig": s.signer.Sign(a.ClerkUserID, a.Email, price, s.now()),
+	return CheckoutData{PaddlePriceID: price, CustomerID: customer, CustomerEmail: u.Email, CustomData: map[string]string{
+		"clerk_user_id": a.ClerkUserID, "email": u.Email,
+		"checkout_sig": s.signer.Sign(a.ClerkUserID, u.Email, price, s.now()),
 	}}, nil
 }
 
@@ -138,23 +150,6 @@ func (s *Service) Resume(ctx context.Context, a audit.Actor) error {
 		return fmt.Errorf("resume subscription: %w", err)
 	}
 	return s.auditRequest(ctx, a, "billing.resume_requested", sub, nil)
-}
-
-// PortalURL creates a Paddle customer-portal session for the user's subscription. The URL carries a
-// temporary token: it is returned, never stored.
-func (s *Service) PortalURL(ctx context.Context, a audit.Actor) (string, error) {
-	if s.api == nil {
-		return "", ErrNoPaddleAPI
-	}
-	sub, err := s.Subscription(ctx, a.UserID)
-	if err != nil {
-		return "", err
-	}
-	url, err := s.api.PortalURL(ctx, sub.PaddleCustomerID, []string{sub.PaddleSubscriptionID})
-	if err != nil {
-		return "", fmt.Errorf("portal session: %w", err)
-	}
-	return url, nil
 }
 
 // managed is the live subscription the user may act on; it exists only with the Paddle API configured.

@@ -20,7 +20,8 @@ var ErrUnresolvableUser = errors.New("cannot resolve the user of this paddle eve
 //  1. an existing subscription row for subscriptionID (bound earlier);
 //  2. a checkout signature in custom_data — present but invalid is a hard reject, never a fall-through;
 //     a signed user we have not seen yet (their Clerk webhook is still retrying) is created from the signed data;
-//  3. a Paddle customer id we already bound to a user.
+//  3. a Paddle customer id bound to a user by our own API call (users.paddle_customer_id) — never "the first
+//     user ever stored with this customer id", which a payload could have handed us.
 func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, customerID string, cd *customData, priceID string, at time.Time) (uuid.UUID, error) {
 	if subscriptionID != "" {
 		if id, ok, err := userOfSubscription(ctx, tx, subscriptionID); err != nil || ok {
@@ -31,17 +32,14 @@ func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, 
 		if err := s.signer.Verify(cd.CheckoutSig, cd.ClerkUserID, cd.Email, priceID, at); err != nil {
 			return uuid.Nil, fmt.Errorf("%w (clerk_user_id %q)", err, cd.ClerkUserID)
 		}
-		u, err := account.EnsureUserTx(ctx, tx, cd.ClerkUserID, cd.Email)
+		// Checkout signs only the user's verified address (Checkout refuses to sign without one), so a valid
+		// signature vouches for it like Clerk does.
+		u, err := account.EnsureUserTx(ctx, tx, cd.ClerkUserID, cd.Email, true)
 		return u.ID, err
 	}
 	if customerID != "" {
-		var ids []uuid.UUID
-		if err := tx.WithContext(ctx).Raw(`SELECT user_id FROM subscriptions WHERE paddle_customer_id = ?
-			ORDER BY created_at LIMIT 1`, customerID).Scan(&ids).Error; err != nil {
-			return uuid.Nil, fmt.Errorf("resolve customer: %w", err)
-		}
-		if len(ids) == 1 {
-			return ids[0], nil
+		if id, ok, err := account.UserByPaddleCustomerTx(ctx, tx, customerID); err != nil || ok {
+			return id, err
 		}
 	}
 	return uuid.Nil, fmt.Errorf("%w (subscription %q, customer %q)", ErrUnresolvableUser, subscriptionID, customerID)

@@ -47,3 +47,26 @@ func TestItem2CardUpdateDoesNotShieldThePaymentFromARefund(t *testing.T) {
 	f.mustDeliver(t, adjustment("evt_refund", "txn_1", "approved", "full"))
 	require.Equal(t, "free", f.state(t).UserTier)
 }
+
+// Item 1: an event with no subscription row and no signature resolves through the customer only when our
+// own API bound that customer to a user; "the first user ever stored with this customer id" (here user_1,
+// whose subscription carries ctm_1 from a payload) collects nothing.
+func TestItem1CustomerFallbackOnlyThroughTheBinding(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.mustDeliver(t, f.created(t0, "evt_c").payload()) // user_1's sub_1 carries customer ctm_1; user_1 is not bound
+	unsigned := func(eventID, subID string) []byte {
+		body := string(sub{eventID: eventID, eventType: "subscription.updated", status: "active", occurred: t0, start: p1Start, end: p1End}.payload())
+		return []byte(replaceOnce(body, `"id":"sub_1"`, `"id":"`+subID+`"`))
+	}
+	_, err := f.deliver(t, unsigned("evt_u2", "sub_2"))
+	require.ErrorContains(t, err, "cannot resolve the user", "a customer id seen in a payload binds nobody")
+
+	require.NoError(t, f.db.Exec(`INSERT INTO users (clerk_user_id, email, email_verified, paddle_customer_id)
+		VALUES ('user_bound', 'bound@example.com', true, 'ctm_1')`).Error)
+	f.mustDeliver(t, unsigned("evt_u3", "sub_3"))
+	var owner string
+	require.NoError(t, f.db.Raw(`SELECT u.clerk_user_id FROM subscriptions s JOIN users u ON u.id = s.user_id
+		WHERE s.paddle_subscription_id = 'sub_3'`).Scan(&owner).Error)
+	require.Equal(t, "user_bound", owner, "the bound user, not the first one seen with the customer")
+}

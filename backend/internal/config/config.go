@@ -70,7 +70,9 @@ type Config struct {
 	ResendAPIKey           string
 	EmailUnsubscribeSecret string
 	AdminEmails            []string
-	PublicBaseURL          string
+	// AdminClerkUserIDs pins operators by Clerk user id, whatever their email.
+	AdminClerkUserIDs []string
+	PublicBaseURL     string
 
 	// AccountDeletionGrace is how long a soft-deleted account can be restored before the daily job erases it.
 	AccountDeletionGrace time.Duration
@@ -165,7 +167,8 @@ func build(v *viper.Viper) (Config, error) {
 		SMTPURL:                p.str("SMTP_URL"),
 		ResendAPIKey:           p.str("RESEND_API_KEY"),
 		EmailUnsubscribeSecret: p.str("EMAIL_UNSUBSCRIBE_SECRET"),
-		AdminEmails:            lower(p.list("ADMIN_EMAILS")),
+		AdminEmails:            p.list("ADMIN_EMAILS"), // folded by their consumer (email.Fold), ASCII-only
+		AdminClerkUserIDs:      p.list("ADMIN_CLERK_USER_IDS"),
 		PublicBaseURL:          strings.TrimRight(p.str("PUBLIC_BASE_URL"), "/"),
 
 		AccountDeletionGrace:    p.duration("ACCOUNT_DELETION_GRACE"),
@@ -288,11 +291,4 @@ func oneOf(v string, allowed ...string) bool {
 		}
 	}
 	return false
-}
-
-func lower(in []string) []string {
-	for i := range in {
-		in[i] = strings.ToLower(in[i])
-	}
-	return in
 }

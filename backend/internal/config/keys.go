@@ -43,6 +43,7 @@ var Keys = []Key{
 	{Name: "RESEND_API_KEY", Secret: true},
 	{Name: "EMAIL_UNSUBSCRIBE_SECRET", Secret: true},
 	{Name: "ADMIN_EMAILS"},
+	{Name: "ADMIN_CLERK_USER_IDS"},
 	{Name: "PUBLIC_BASE_URL", Default: "http://localhost:8080"},
 	{Name: "ACCOUNT_DELETION_GRACE", Default: "720h"},
 	{Name: "CREDITS_ORPHAN_AFTER", Default: "5m"},

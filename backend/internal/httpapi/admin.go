@@ -3,30 +3,34 @@ package httpapi
 import (
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
 type adminHandler struct {
-	admin  *admin.Service
+	admin *admin.Service
+	// emails are ADMIN_EMAILS, folded (email.Fold); ids are ADMIN_CLERK_USER_IDS.
 	emails []string
+	ids    []string
 }
 
 var adminErrors = []sentinel{
 	{admin.ErrNoReplayer, http.StatusServiceUnavailable, "unavailable", "webhook replay is not configured"},
 }
 
-// requireAdmin lets through only users whose e-mail is in ADMIN_EMAILS. It runs on every request against
-// the user row requireUser just loaded, so removing an address (or changing a user's e-mail) takes effect
-// at once. A refusal is 403 plus exactly one admin.unauthorized audit row.
+// requireAdmin lets through only operators: a user pinned by Clerk id in ADMIN_CLERK_USER_IDS, or one
+// whose *verified* email is in ADMIN_EMAILS (an unverified address is anybody's to claim). It runs on every
+// request against the user row requireUser just loaded, so removing an entry (or a user changing their
+// email) takes effect at once. A refusal is 403, audited at most once per user per minute.
 func (h *adminHandler) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if isAdmin(currentUser(c).Email, h.emails) {
+		if h.isAdmin(currentUser(c)) {
 			c.Set(ctxActor, actorOf(c).AsAdmin())
 			return next(c)
 		}
@@ -38,20 +42,14 @@ func (h *adminHandler) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// isAdmin compares e-mails with ASCII case folding only: Unicode folding would let the Kelvin sign "K"
-// (U+212A) stand in for "k". An empty e-mail never matches, even if ADMIN_EMAILS has an empty entry.
-func isAdmin(email string, admins []string) bool {
-	email = lowerASCII(strings.TrimSpace(email))
-	return email != "" && slices.ContainsFunc(admins, func(a string) bool { return lowerASCII(strings.TrimSpace(a)) == email })
-}
-
-func lowerASCII(s string) string {
-	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}, s)
+// isAdmin compares emails with ASCII case folding only (email.Fold): Unicode folding would let the Kelvin
+// sign "K" (U+212A) stand in for "k". An empty email or id never matches, even if a list has an empty entry.
+func (h *adminHandler) isAdmin(u models.User) bool {
+	if u.ClerkUserID != "" && slices.Contains(h.ids, u.ClerkUserID) {
+		return true
+	}
+	addr := email.Fold(u.Email)
+	return u.EmailVerified && addr != "" && slices.Contains(h.emails, addr)
 }
 
 // idParam reads the :id path segment; a malformed id names nothing, so it is a 404 like an unknown one.

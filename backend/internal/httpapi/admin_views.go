@@ -18,6 +18,8 @@ type adminUserView struct {
 	ID                     uuid.UUID  `json:"id"`
 	ClerkUserID            string     `json:"clerk_user_id"`
 	Email                  string     `json:"email"`
+	EmailVerified          bool       `json:"email_verified"`
+	PaddleCustomerID       *string    `json:"paddle_customer_id"`
 	DisplayName            *string    `json:"display_name"`
 	Locale                 *string    `json:"locale"`
 	CurrentTier            string     `json:"current_tier"`
@@ -30,7 +32,8 @@ type adminUserView struct {
 }
 
 func toAdminUserView(u models.User) adminUserView {
-	return adminUserView{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, DisplayName: u.DisplayName, Locale: u.Locale,
+	return adminUserView{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, EmailVerified: u.EmailVerified,
+		PaddleCustomerID: u.PaddleCustomerID, DisplayName: u.DisplayName, Locale: u.Locale,
 		CurrentTier: u.CurrentTier, MarketingConsentGiven: u.MarketingConsentGiven, MarketingConsentAt: u.MarketingConsentAt,
 		MarketingConsentSource: u.MarketingConsentSource, DeletedAt: u.DeletedAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 }
@@ -42,14 +45,26 @@ type adminSubscriptionView struct {
 	PaddlePriceID      string     `json:"paddle_price_id"`
 	CurrentPeriodStart *time.Time `json:"current_period_start"`
 	AccessRevokedAt    *time.Time `json:"access_revoked_at"`
-	CreatedAt          time.Time  `json:"created_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
+	// Flags are what an operator must look at: customer_mismatch (paid under another customer than the
+	// user's bound one).
+	Flags     []string  `json:"flags"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// subscriptionFlags names a subscription's flags for the admin view.
+func subscriptionFlags(s models.Subscription) []string {
+	flags := []string{}
+	if s.CustomerMismatch {
+		flags = append(flags, "customer_mismatch")
+	}
+	return flags
 }
 
 func toAdminSubscriptionView(s models.Subscription) adminSubscriptionView {
 	return adminSubscriptionView{subscriptionView: *toSubscriptionView(s), PaddleCustomerID: s.PaddleCustomerID,
 		PaddlePriceID: s.PaddlePriceID, CurrentPeriodStart: s.CurrentPeriodStart, AccessRevokedAt: s.AccessRevokedAt,
-		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+		Flags: subscriptionFlags(s), CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 }
 
 type adminUserDetail struct {

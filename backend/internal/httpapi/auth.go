@@ -47,7 +47,8 @@ func requireUser(v SessionVerifier, users Authenticator) echo.MiddlewareFunc {
 			if err != nil {
 				return err
 			}
-			u, err := users.Authenticate(ctx, account.Identity{ClerkUserID: claims.UserID, Email: claims.Email, AuthTime: claims.AuthTime})
+			u, err := users.Authenticate(ctx, account.Identity{ClerkUserID: claims.UserID, Email: claims.Email,
+				EmailVerified: claims.EmailVerified, AuthTime: claims.AuthTime})
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
@@ -22,6 +23,8 @@ var billingErrors = []sentinel{
 	{billing.ErrSameTier, http.StatusConflict, "same_tier", "already on this tier"},
 	{billing.ErrNotPaused, http.StatusConflict, "not_paused", "the subscription is not paused"},
 	{billing.ErrNoPaddleAPI, http.StatusServiceUnavailable, "unavailable", "billing management is not configured"},
+	{billing.ErrEmailUnverified, http.StatusConflict, "email_unverified", "verify your email address first"},
+	{account.ErrCustomerTaken, http.StatusConflict, "customer_conflict", "this billing account belongs to another user"},
 	{paddleapi.ErrConflict, http.StatusConflict, "paddle_conflict", "paddle refused the change in the subscription's current state"},
 	{paddleapi.ErrNotFound, http.StatusConflict, "paddle_conflict", "paddle does not know this subscription"},
 	{paddleapi.ErrUnavailable, http.StatusBadGateway, "paddle_unavailable", "paddle is unavailable; try again"},
@@ -39,6 +42,7 @@ type checkoutRequest struct {
 
 type checkoutResponse struct {
 	PaddlePriceID string            `json:"paddle_price_id"`
+	CustomerID    string            `json:"customer_id"`
 	CustomerEmail string            `json:"customer_email"`
 	CustomData    map[string]string `json:"custom_data"`
 }
@@ -52,7 +56,8 @@ func (h *billingHandler) checkout(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, checkoutResponse{PaddlePriceID: out.PaddlePriceID, CustomerEmail: out.CustomerEmail, CustomData: out.CustomData})
+	return c.JSON(http.StatusOK, checkoutResponse{PaddlePriceID: out.PaddlePriceID, CustomerID: out.CustomerID,
+		CustomerEmail: out.CustomerEmail, CustomData: out.CustomData})
 }
 
 type subscriptionResponse struct {

@@ -15,13 +15,15 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
 )
 
 // Config is what the HTTP layer needs from the service configuration.
 type Config struct {
 	Env string
-	// AdminEmails (lower-case) may use /api/v1/admin.
-	AdminEmails []string
+	// AdminEmails (verified addresses) and AdminClerkUserIDs may use /api/v1/admin.
+	AdminEmails       []string
+	AdminClerkUserIDs []string
 	// RateLimitPerMinute is each user's API budget; 0 disables the limiter.
 	RateLimitPerMinute int
 	// MetricsToken, when set, is required as a bearer token on /metrics.
@@ -115,7 +117,12 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	authed.POST("/credits/jobs/:job_id/complete", cr.complete)
 	authed.POST("/credits/jobs/:job_id/fail", cr.fail)
 
-	ad := &adminHandler{admin: deps.Admin, emails: cfg.AdminEmails}
+	ad := &adminHandler{admin: deps.Admin, ids: cfg.AdminClerkUserIDs}
+	for _, a := range cfg.AdminEmails {
+		if a = email.Fold(a); a != "" {
+			ad.emails = append(ad.emails, a)
+		}
+	}
 	admins := authed.Group("/admin", ad.requireAdmin)
 	admins.GET("/users", ad.users)
 	admins.GET("/users/:id", ad.user)

@@ -37,6 +37,8 @@ type User struct {
 	ID                     uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
 	ClerkUserID            string
 	Email                  string
+	EmailVerified          bool
+	PaddleCustomerID       *string
 	CurrentTier            string `gorm:"default:free"`
 	MarketingConsentGiven  bool
 	MarketingConsentAt     *time.Time
@@ -66,6 +68,8 @@ type Subscription struct {
 	LastEventID          string
 	LastTransactionID    *string
 	AccessRevokedAt      *time.Time
+	ExpiredAt            *time.Time
+	CustomerMismatch     bool
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
 }

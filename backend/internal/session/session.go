@@ -60,12 +60,14 @@ type Config struct {
 
 // Claims is what handlers need from a verified session.
 type Claims struct {
-	UserID    string     // sub: the Clerk user id
-	SessionID string     // sid
-	Email     string     // custom "email" claim (session token customization), "" when absent
-	AuthTime  *time.Time // auth_time: when the user actually signed in, nil when absent
-	IssuedAt  *time.Time // iat, nil when absent
-	ExpiresAt *time.Time // exp, always set on a verified token
+	UserID    string // sub: the Clerk user id
+	SessionID string // sid
+	Email     string // custom "email" claim (session token customization), "" when absent
+	// EmailVerified is the custom "email_verified" claim: Clerk vouches that Email is verified.
+	EmailVerified bool
+	AuthTime      *time.Time // auth_time: when the user actually signed in, nil when absent
+	IssuedAt      *time.Time // iat, nil when absent
+	ExpiresAt     *time.Time // exp, always set on a verified token
 }
 
 // Verifier checks Clerk session tokens. It is safe for concurrent use; build one at startup and share it, since

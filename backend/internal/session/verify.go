@@ -13,11 +13,23 @@ import (
 	josejwt "github.com/go-jose/go-jose/v3/jwt"
 )
 
-// customClaims are the claims outside clerk.SessionClaims that we read. email only exists when the Clerk
-// instance's session token is customised to carry it; auth_time is emitted by Clerk itself.
+// customClaims are the claims outside clerk.SessionClaims that we read. email and email_verified only exist
+// when the Clerk instance's session token is customised to carry them ({{user.primary_email_address}} and
+// {{user.email_verified}}); auth_time is emitted by Clerk itself.
 type customClaims struct {
-	Email    string               `json:"email"`
-	AuthTime *josejwt.NumericDate `json:"auth_time"`
+	Email         string               `json:"email"`
+	EmailVerified flexBool             `json:"email_verified"`
+	AuthTime      *josejwt.NumericDate `json:"auth_time"`
+}
+
+// flexBool reads a JSON boolean, or the strings "true"/"false" (a shortcode quoted in the Dashboard's claims
+// editor may arrive either way). Anything else is false: an unreadable claim never verifies an email.
+type flexBool bool
+
+func (b *flexBool) UnmarshalJSON(data []byte) error {
+	s := strings.Trim(string(data), `"`)
+	*b = flexBool(s == "true")
+	return nil
 }
 
 // clockFunc adapts a time source to clerk.Clock.
@@ -100,8 +112,10 @@ func toClaims(sc *clerk.SessionClaims, custom *customClaims) Claims {
 		UserID:    sc.Subject,
 		SessionID: sc.SessionID,
 		Email:     custom.Email,
-		IssuedAt:  unixTime(sc.IssuedAt),
-		ExpiresAt: unixTime(sc.Expiry),
+		// Only a verified claim vouches for the address; without it the email is a hint, never an identity.
+		EmailVerified: bool(custom.EmailVerified) && custom.Email != "",
+		IssuedAt:      unixTime(sc.IssuedAt),
+		ExpiresAt:     unixTime(sc.Expiry),
 	}
 	if custom.AuthTime != nil {
 		t := custom.AuthTime.Time().UTC()

@@ -38,6 +38,7 @@ type Issuer struct {
 // TokenClaims describes a token to mint. Zero values give a valid session token for "now".
 type TokenClaims struct {
 	UserID, SessionID, Email string
+	EmailVerified            bool          // email_verified: true; false = omitted
 	AuthTime                 time.Time     // auth_time; zero = omitted
 	IssuedAt                 time.Time     // iat and nbf; zero = time.Now()
 	TTL                      time.Duration // exp = IssuedAt + TTL; 0 = 60s (Clerk's lifetime); negative = already expired
@@ -110,6 +111,9 @@ func (i *Issuer) Token(t testing.TB, c TokenClaims) string {
 	}
 	if !c.AuthTime.IsZero() {
 		claims["auth_time"] = c.AuthTime.Unix()
+	}
+	if c.EmailVerified {
+		claims["email_verified"] = true
 	}
 	for name, v := range map[string]string{"sub": c.UserID, "sid": c.SessionID, "email": c.Email, "azp": c.AuthorizedParty} {
 		if v != "" {

@@ -1,0 +1,141 @@
+package app
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/config"
+	"github.com/fabrica-saas/fabrica/backend/internal/session/sessiontest"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+)
+
+// paddleSubscription builds a signed subscription event for subID of customerID.
+func paddleSubscription(t *testing.T, eventID, typ, subID, customerID string, occurred time.Time, customData map[string]any) (http.Header, []byte) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"event_id": eventID, "event_type": typ, "occurred_at": occurred, "data": map[string]any{
+		"id": subID, "status": "active", "customer_id": customerID, "custom_data": customData,
+		"current_billing_period": map[string]any{"starts_at": occurred, "ends_at": occurred.AddDate(0, 1, 0)},
+		"items":                  []any{map[string]any{"price": map[string]any{"id": "pri_pro_monthly"}}},
+	}})
+	require.NoError(t, err)
+	h := http.Header{}
+	h.Set(webhook.PaddleSignatureHeader, webhook.SignPaddle(config.DevPaddleWebhookSecret, time.Now(), body))
+	return h, body
+}
+
+type checkoutOut struct {
+	CustomerID string            `json:"customer_id"`
+	CustomData map[string]string `json:"custom_data"`
+}
+
+// Item 1: a checkout binds the user to the Paddle customer our own API call finds or creates for their
+// verified email, returns it for Paddle.js, and reuses the binding afterwards. No verified email: no checkout.
+func TestItem1CheckoutBindsThePaddleCustomer(t *testing.T) {
+	t.Parallel()
+	e := newAPIEnv(t)
+	tok := e.token(t, "user_ada")
+	rec := e.call(t, http.MethodPost, "/api/v1/billing/checkout", tok, `{"tier":"pro"}`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	out := decodeBody[checkoutOut](t, rec)
+	require.Equal(t, "ctm_user_ada", out.CustomerID)
+	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM users WHERE clerk_user_id = 'user_ada' AND paddle_customer_id = 'ctm_user_ada'`))
+	require.Equal(t, http.StatusOK, e.call(t, http.MethodPost, "/api/v1/billing/checkout", tok, `{"tier":"pro"}`).Code)
+	require.Equal(t, []string{"user_ada@example.com"}, e.paddle.customers, "the binding is made once, then reused")
+
+	unverified := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_unv", SessionID: "sess_unv", Email: "unv@example.com"})
+	rec = e.call(t, http.MethodPost, "/api/v1/billing/checkout", unverified, `{"tier":"pro"}`)
+	require.Equal(t, http.StatusConflict, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), `"code":"email_unverified"`)
+}
+
+// Item 1: a signed checkout completed in Paddle.js under a victim's email lands on the victim's Paddle
+// customer. The subscription is recorded (money was taken) but flagged and audited once, and the portal
+// opens the attacker's own bound customer, never the victim's.
+func TestItem1AnotherCustomersPortalIsNeverOpened(t *testing.T) {
+	t.Parallel()
+	e := newAdminEnv(t)
+	att := e.token(t, "user_att")
+	rec := e.call(t, http.MethodPost, "/api/v1/billing/checkout", att, `{"tier":"pro"}`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	cd := decodeBody[checkoutOut](t, rec).CustomData
+	signed := map[string]any{"clerk_user_id": cd["clerk_user_id"], "email": cd["email"], "checkout_sig": cd["checkout_sig"]}
+
+	now := time.Now().UTC().Truncate(time.Second)
+	for i, typ := range []string{"subscription.created", "subscription.updated", "subscription.updated"} {
+		h, body := paddleSubscription(t, "evt_att_"+string(rune('a'+i)), typ, "sub_att", "ctm_victim", now.Add(time.Duration(i)*time.Second), signed)
+		require.Equal(t, http.StatusOK, deliver(e.app.Echo(), webhook.ProviderPaddle, h, body).Code)
+	}
+	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM subscriptions WHERE paddle_subscription_id = 'sub_att' AND customer_mismatch`),
+		"recorded and flagged")
+	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = ?`, billing.ActionCustomerMismatch), "audited once")
+
+	rec = e.call(t, http.MethodPost, "/api/v1/billing/portal", att, `{}`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.Equal(t, []string{"portal ctm_user_att "}, e.paddle.recorded(), "the attacker's own customer, without the flagged subscription")
+	require.NotContains(t, rec.Body.String(), "ctm_victim")
+
+	var uid string
+	require.NoError(t, e.db.Gorm.Raw(`SELECT id FROM users WHERE clerk_user_id = 'user_att'`).Scan(&uid).Error)
+	rec = e.call(t, http.MethodGet, adminAPI+"/users/"+uid, e.adminToken(t), "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Contains(t, rec.Body.String(), `"flags":["customer_mismatch"]`, "operators see the flag")
+}
+
+// Item 3: only a verified email makes an admin by email, an unverified primary address is never stored,
+// and operators can pin admins by Clerk user id.
+func TestItem3AdminByUnverifiedEmailIsRefused(t *testing.T) {
+	t.Parallel()
+	d := newAdminEnv(t).db
+	e := &apiEnv{db: d, issuer: sessiontest.NewIssuer(t), paddle: &fakePaddle{}}
+	e.app = appOn(t, d, map[string]string{"CLERK_JWT_KEY": e.issuer.PublicKeyPEM(), "ADMIN_EMAILS": "boss@example.com",
+		"ADMIN_CLERK_USER_IDS": "user_pinned"}, Options{PaddleAPI: e.paddle})
+	stats := adminAPI + "/stats"
+
+	// A session that claims the admin's address without Clerk vouching for it.
+	claimed := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_claim", SessionID: "s1", Email: "boss@example.com"})
+	require.Equal(t, http.StatusForbidden, e.call(t, http.MethodGet, stats, claimed, "").Code)
+	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM users WHERE clerk_user_id = 'user_claim' AND email = '' AND NOT email_verified`),
+		"an unverified address is not stored")
+
+	// Clerk's webhook: the primary address is unverified, a verified one is listed first.
+	h, body := clerkUserWithAddresses(t, "msg_1", "user_hook", []clerkAddress{{"idn_1", "other@example.com", true}, {"idn_2", "boss@example.com", false}}, "idn_2")
+	require.Equal(t, http.StatusOK, deliver(e.app.Echo(), webhook.ProviderClerk, h, body).Code)
+	hook := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_hook", SessionID: "s2"})
+	require.Equal(t, http.StatusForbidden, e.call(t, http.MethodGet, stats, hook, "").Code)
+	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM users WHERE clerk_user_id = 'user_hook' AND email = ''`),
+		"neither the unverified primary nor the first listed address is stored")
+
+	verified := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_real", SessionID: "s3", Email: "Boss@Example.com", EmailVerified: true})
+	require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, stats, verified, "").Code, "a verified address counts")
+	pinned := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_pinned", SessionID: "s4"})
+	require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, stats, pinned, "").Code, "a pinned Clerk id counts")
+}
+
+type clerkAddress struct {
+	id, addr string
+	verified bool
+}
+
+func clerkUserWithAddresses(t *testing.T, msgID, clerkID string, addrs []clerkAddress, primary string) (http.Header, []byte) {
+	t.Helper()
+	var list []map[string]any
+	for _, a := range addrs {
+		v := map[string]any{"status": "unverified"}
+		if a.verified {
+			v["status"] = "verified"
+		}
+		list = append(list, map[string]any{"id": a.id, "email_address": a.addr, "verification": v})
+	}
+	body, err := json.Marshal(map[string]any{"type": "user.created", "object": "event", "timestamp": time.Now().UnixMilli(),
+		"data": map[string]any{"id": clerkID, "object": "user", "primary_email_address_id": primary, "email_addresses": list,
+			"updated_at": time.Now().UnixMilli()}})
+	require.NoError(t, err)
+	h, err := webhook.SignSvix(config.DevClerkWebhookSecret, msgID, time.Now(), body)
+	require.NoError(t, err)
+	return h, body
+}
