@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -45,12 +46,18 @@ type Service struct {
 // New builds the admin service; replayer may be nil, and Replay then fails with ErrNoReplayer.
 func New(db *gorm.DB, replayer Replayer) *Service { return &Service{db: db, replayer: replayer} }
 
-// RecordUnauthorized writes the audit row of a refused admin request: one row per attempt, the request's
-// method and path only (never the query, which may carry search terms such as e-mail addresses).
+// UnauthorizedEvery is how often a refused admin request of one user is audited at most.
+const UnauthorizedEvery = time.Minute
+
+// RecordUnauthorized writes the audit row of a refused admin request, at most one per user per
+// UnauthorizedEvery (a script hammering the admin API cannot grow the table without bound), with the
+// request's method and path only (never the query, which may carry search terms such as e-mail addresses).
 func (s *Service) RecordUnauthorized(ctx context.Context, a audit.Actor, method, path string) error {
 	// The path is the caller's input: clipped to the column, so a long one cannot turn the 403 into a 500.
 	path = clip(path, maxResourceIDLen)
-	return audit.Write(ctx, s.db, a.Entry(ActionUnauthorized, "admin_api", path, map[string]any{"method": method, "path": path}))
+	_, err := audit.WriteAtMostEvery(ctx, s.db,
+		a.Entry(ActionUnauthorized, "admin_api", path, map[string]any{"method": method, "path": path}), UnauthorizedEvery)
+	return err
 }
 
 // maxResourceIDLen is audit_logs.resource_id's VARCHAR length.

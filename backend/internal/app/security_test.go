@@ -3,6 +3,8 @@ package app
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -138,4 +140,47 @@ func clerkUserWithAddresses(t *testing.T, msgID, clerkID string, addrs []clerkAd
 	h, err := webhook.SignSvix(config.DevClerkWebhookSecret, msgID, time.Now(), body)
 	require.NoError(t, err)
 	return h, body
+}
+
+// Item 12: a burst of refused admin requests from one user, all at once across two instances, writes one
+// audit row; a minute later the next refusal is recorded again.
+func TestItem12RefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
+	t.Parallel()
+	e := newAdminEnv(t)
+	second := appOn(t, e.db, map[string]string{"CLERK_JWT_KEY": e.issuer.PublicKeyPEM(), "ADMIN_EMAILS": "boss@example.com"},
+		Options{PaddleAPI: e.paddle})
+	tok := e.token(t, "user_mallory")
+	require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, "/api/v1/account/me", tok, "").Code) // the lazy user exists
+
+	const n = 20
+	codes := make(chan int, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			h := e.app.Echo()
+			if i%2 == 1 {
+				h = second.Echo()
+			}
+			req := httptest.NewRequest(http.MethodGet, adminAPI+"/users", nil)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			codes <- rec.Code
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		require.Equal(t, http.StatusForbidden, c)
+	}
+	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`))
+
+	require.NoError(t, e.db.Gorm.Exec(`UPDATE audit_logs SET created_at = now() - interval '61 seconds'`).Error)
+	require.Equal(t, http.StatusForbidden, e.call(t, http.MethodGet, adminAPI+"/users", tok, "").Code)
+	require.Equal(t, int64(2), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`))
 }

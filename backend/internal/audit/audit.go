@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -107,4 +108,35 @@ func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.Aud
 		return nil, fmt.Errorf("audit rows of user: %w", err)
 	}
 	return rows, nil
+}
+
+// WriteAtMostEvery writes e unless a row with the same action for the same user was written within the
+// last every, and reports whether it wrote. It keeps an attacker-triggered action (a refused admin request,
+// say) from growing the table without bound. A transaction-scoped advisory lock on (action, user) makes
+// concurrent callers take turns, so even a burst writes one row: the check and the insert are not atomic
+// on their own under READ COMMITTED.
+func WriteAtMostEvery(ctx context.Context, db *gorm.DB, e Entry, every time.Duration) (bool, error) {
+	if e.UserID == nil {
+		return true, Write(ctx, db, e)
+	}
+	wrote := false
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtextextended(? || ':' || ?::text, 0))`, e.Action, *e.UserID).Error; err != nil {
+			return err
+		}
+		var recent bool
+		if err := tx.Raw(`SELECT EXISTS (SELECT 1 FROM audit_logs WHERE user_id = ? AND action = ?
+			AND created_at > now() - make_interval(secs => ?))`, *e.UserID, e.Action, every.Seconds()).Row().Scan(&recent); err != nil {
+			return err
+		}
+		if recent {
+			return nil
+		}
+		wrote = true
+		return Write(ctx, tx, e)
+	})
+	if err != nil {
+		return false, fmt.Errorf("audit %s: %w", e.Action, err)
+	}
+	return wrote, nil
 }
