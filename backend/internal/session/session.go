@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -42,7 +43,8 @@ const (
 
 // Config configures a Verifier. With neither key set, New returns a Verifier that answers ErrUnconfigured.
 type Config struct {
-	// SecretKey (CLERK_SECRET_KEY) authenticates the JWKS fetch from {APIURL}/jwks; keys are cached for an hour.
+	// SecretKey (CLERK_SECRET_KEY) authenticates the JWKS fetch from {APIURL}/jwks; keys are cached for an hour,
+	// and while Clerk cannot be reached the last fetched keys keep verifying for 24 hours more.
 	SecretKey string
 	// JWTKey (CLERK_JWT_KEY) is the instance's PEM public key, or Clerk's bare one-line form. It takes
 	// precedence over SecretKey and makes verification entirely networkless.
@@ -56,6 +58,10 @@ type Config struct {
 	Leeway time.Duration
 	// Now is the clock, time.Now when nil.
 	Now func() time.Time
+	// Log hears about failed JWKS fetches (at warn, never with a token); nil discards.
+	Log *slog.Logger
+	// Observer, when set, counts JWKS fetches for metrics.
+	Observer Observer
 }
 
 // Claims is what handlers need from a verified session.
@@ -120,7 +126,11 @@ func New(cfg Config) (*Verifier, error) {
 			// concurrent requests wait on one JWKS fetch.
 			HTTPClient: &http.Client{Timeout: 5 * time.Second},
 		}})
-		v.keys = newKeySet(client, v.now)
+		log := cfg.Log
+		if log == nil {
+			log = slog.New(slog.DiscardHandler)
+		}
+		v.keys = newKeySet(client, v.now, log, cfg.Observer)
 	}
 	return v, nil
 }

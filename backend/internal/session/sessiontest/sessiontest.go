@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -128,16 +129,44 @@ func (i *Issuer) Token(t testing.TB, c TokenClaims) string {
 // closed at test cleanup.
 func (i *Issuer) JWKSServer(t testing.TB) (apiURL string, requests func() int) {
 	t.Helper()
+	j := i.JWKS(t)
+	return j.URL, j.Requests
+}
+
+// JWKS is a fake Clerk Backend API serving one Issuer's key set, which a test can take down and bring back.
+type JWKS struct {
+	// URL is the API base to use as session.Config.APIURL; the key set is at URL + "/jwks".
+	URL   string
+	count atomic.Int64
+	down  atomic.Bool
+	held  atomic.Pointer[chan struct{}]
+}
+
+// JWKS starts a fake JWKS endpoint for the Issuer, up, as JWKSServer describes. It is closed at test cleanup.
+func (i *Issuer) JWKS(t testing.TB) *JWKS {
+	t.Helper()
 	body, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
 		Key: &i.key.PublicKey, KeyID: i.kid, Algorithm: string(jose.RS256), Use: "sig",
 	}}})
 	if err != nil {
 		t.Fatalf("sessiontest: marshal jwks: %v", err)
 	}
-	var count atomic.Int64
+	j := &JWKS{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/jwks", func(w http.ResponseWriter, r *http.Request) {
-		count.Add(1)
+		j.count.Add(1)
+		if held := j.held.Load(); held != nil {
+			select {
+			case <-*held:
+			case <-r.Context().Done(): // the client gave up
+				return
+			}
+		}
+		if j.down.Load() {
+			// What an outage looks like from here: a proxy's HTML error page, not Clerk's JSON.
+			http.Error(w, "<html><body>502 Bad Gateway</body></html>", http.StatusBadGateway)
+			return
+		}
 		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer sk_") {
 			http.Error(w, `{"errors":[{"code":"authentication_invalid","message":"missing secret key"}]}`, http.StatusUnauthorized)
 			return
@@ -147,7 +176,30 @@ func (i *Issuer) JWKSServer(t testing.TB) (apiURL string, requests func() int) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv.URL + "/v1", func() int { return int(count.Load()) }
+	j.URL = srv.URL + "/v1"
+	return j
+}
+
+// Requests counts the JWKS requests served, failed ones included.
+func (j *JWKS) Requests() int { return int(j.count.Load()) }
+
+// SetDown makes every later JWKS request fail with a 502 (down) or succeed again (!down).
+func (j *JWKS) SetDown(down bool) { j.down.Store(down) }
+
+// Hold makes JWKS requests hang, like an endpoint that accepts connections and never answers, until release
+// is called (at test cleanup at the latest); then they are answered as usual.
+func (j *JWKS) Hold(t testing.TB) (release func()) {
+	ch := make(chan struct{})
+	j.held.Store(&ch)
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			j.held.Store(nil)
+			close(ch)
+		})
+	}
+	t.Cleanup(release) // before the server's Close, which waits for held handlers
+	return release
 }
 
 func randomHex(t testing.TB, n int) string {
