@@ -22,7 +22,8 @@ var (
 	// ErrMissingToken means the request carried no bearer token at all.
 	ErrMissingToken = errors.New("missing bearer token")
 	// ErrInvalidToken means a token was present but is not an acceptable session: bad signature, expired, wrong
-	// issuer or azp, malformed, unknown kid... The wrapping error carries a short reason, never the token.
+	// issuer or azp, no sid (not a session token), malformed, unknown kid... The wrapping error carries a short
+	// reason, never the token.
 	ErrInvalidToken = errors.New("invalid session token")
 	// ErrUnconfigured means neither a JWT key nor a secret key was configured (development without Clerk).
 	ErrUnconfigured = errors.New("session verification is not configured")
@@ -67,7 +68,7 @@ type Config struct {
 // Claims is what handlers need from a verified session.
 type Claims struct {
 	UserID    string     // sub: the Clerk user id
-	SessionID string     // sid
+	SessionID string     // sid, always set on a verified token
 	Email     string     // custom "email" claim (session token customization), "" when absent
 	AuthTime  *time.Time // auth_time: when the user actually signed in, nil when absent
 	IssuedAt  *time.Time // iat, nil when absent

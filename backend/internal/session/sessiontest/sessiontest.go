@@ -38,14 +38,16 @@ type Issuer struct {
 
 // TokenClaims describes a token to mint. Zero values give a valid session token for "now".
 type TokenClaims struct {
-	UserID, SessionID, Email string
-	AuthTime                 time.Time     // auth_time; zero = omitted
-	IssuedAt                 time.Time     // iat and nbf; zero = time.Now()
-	TTL                      time.Duration // exp = IssuedAt + TTL; 0 = 60s (Clerk's lifetime); negative = already expired
-	Issuer                   string        // iss; "" = DefaultIssuer
-	AuthorizedParty          string        // azp; "" = omitted
-	OmitExp                  bool          // leave exp out
-	KeyID                    string        // kid header; "" = the Issuer's own
+	UserID, Email   string
+	SessionID       string        // sid; "" = a random "sess_…" (every Clerk session token has one)
+	OmitSID         bool          // leave sid out, as a JWT-template token does
+	AuthTime        time.Time     // auth_time; zero = omitted
+	IssuedAt        time.Time     // iat and nbf; zero = time.Now()
+	TTL             time.Duration // exp = IssuedAt + TTL; 0 = 60s (Clerk's lifetime); negative = already expired
+	Issuer          string        // iss; "" = DefaultIssuer
+	AuthorizedParty string        // azp; "" = omitted
+	OmitExp         bool          // leave exp out
+	KeyID           string        // kid header; "" = the Issuer's own
 }
 
 var unsafeKIDChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
@@ -112,7 +114,11 @@ func (i *Issuer) Token(t testing.TB, c TokenClaims) string {
 	if !c.AuthTime.IsZero() {
 		claims["auth_time"] = c.AuthTime.Unix()
 	}
-	for name, v := range map[string]string{"sub": c.UserID, "sid": c.SessionID, "email": c.Email, "azp": c.AuthorizedParty} {
+	sid := c.SessionID
+	if sid == "" && !c.OmitSID {
+		sid = "sess_" + randomHex(t, 8)
+	}
+	for name, v := range map[string]string{"sub": c.UserID, "sid": sid, "email": c.Email, "azp": c.AuthorizedParty} {
 		if v != "" {
 			claims[name] = v
 		}
