@@ -114,7 +114,8 @@ func (a *App) wire() error {
 	a.ledger = credits.New(a.db)
 	a.metrics = metrics.New(sqlDB, a.ledger, a.log)
 	sessions, err := session.New(session.Config{
-		SecretKey: cfg.ClerkSecretKey, JWTKey: cfg.ClerkJWTKey, Log: a.log, Observer: a.metrics,
+		SecretKey: cfg.ClerkSecretKey, JWTKey: cfg.ClerkJWTKey, AuthorizedParties: cfg.ClerkAuthorizedParties,
+		Log: a.log, Observer: a.metrics,
 	})
 	if err != nil {
 		return fmt.Errorf("config: CLERK_JWT_KEY / CLERK_SECRET_KEY: %w", err)
