@@ -110,12 +110,16 @@ func (a *App) wire() error {
 	if a.paddle, err = a.paddleAPI(); err != nil {
 		return err
 	}
-	sessions, err := session.New(session.Config{SecretKey: cfg.ClerkSecretKey, JWTKey: cfg.ClerkJWTKey})
+
+	a.ledger = credits.New(a.db)
+	a.metrics = metrics.New(sqlDB, a.ledger, a.log)
+	sessions, err := session.New(session.Config{
+		SecretKey: cfg.ClerkSecretKey, JWTKey: cfg.ClerkJWTKey, AuthorizedParties: cfg.ClerkAuthorizedParties,
+		Log: a.log, Observer: a.metrics,
+	})
 	if err != nil {
 		return fmt.Errorf("config: CLERK_JWT_KEY / CLERK_SECRET_KEY: %w", err)
 	}
-
-	a.ledger = credits.New(a.db)
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
 		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Log: a.log},
 		billing.Config{AppName: cfg.AppName})
@@ -125,7 +129,6 @@ func (a *App) wire() error {
 			DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
 			PublicBaseURL: cfg.PublicBaseURL,
 		})
-	a.metrics = metrics.New(sqlDB, a.ledger, a.log)
 	if a.pipeline, err = newPipeline(cfg, webhook.Deps{DB: a.db, Log: a.log, Observer: a.metrics}, a.accounts, a.billing); err != nil {
 		return err
 	}

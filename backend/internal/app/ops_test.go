@@ -73,6 +73,8 @@ func TestMetricsCountDeliveriesAndRequireTheToken(t *testing.T) {
 		`fabrica_ledger_credits_24h{kind="grant"} 25`,
 		`fabrica_webhook_pipeline_seconds_count{provider="clerk"}`,
 		`go_sql_max_open_connections{db_name="fabrica"}`,
+		"fabrica_session_jwks_failures_total 0",
+		"fabrica_session_jwks_stale 0",
 	} {
 		require.Contains(t, out, want)
 	}

@@ -58,8 +58,11 @@ type Config struct {
 	ClerkWebhookSecrets  []string
 	ClerkSecretKey       string
 	ClerkJWTKey          string
-	PaddleAPIKey         string
-	PaddleAPIURL         string
+	// ClerkAuthorizedParties are the origins of our frontends; a session token's azp must be one of them.
+	// Empty accepts any azp (development only: the boot guard requires it when sessions are enabled).
+	ClerkAuthorizedParties []string
+	PaddleAPIKey           string
+	PaddleAPIURL           string
 
 	CheckoutSigningSecret string
 	// TiersFile replaces the embedded pricing tiers (backend/internal/billing/tiers.yaml).
@@ -158,6 +161,7 @@ func build(v *viper.Viper) (Config, error) {
 		ClerkWebhookSecrets:    p.list("CLERK_WEBHOOK_SECRET"),
 		ClerkSecretKey:         p.str("CLERK_SECRET_KEY"),
 		ClerkJWTKey:            p.str("CLERK_JWT_KEY"),
+		ClerkAuthorizedParties: p.list("CLERK_AUTHORIZED_PARTIES"),
 		PaddleAPIKey:           p.str("PADDLE_API_KEY"),
 		PaddleAPIURL:           p.str("PADDLE_API_URL"),
 		CheckoutSigningSecret:  p.str("CHECKOUT_SIGNING_SECRET"),
@@ -266,6 +270,11 @@ func (c Config) Validate() error {
 	if _, err := url.Parse(c.PublicBaseURL); err != nil || !strings.HasPrefix(c.PublicBaseURL, "http") {
 		return fieldErr("PUBLIC_BASE_URL", "must be an absolute http(s) URL")
 	}
+	for _, o := range c.ClerkAuthorizedParties {
+		if why := notAnOrigin(o); why != "" {
+			return fieldErr("CLERK_AUTHORIZED_PARTIES", "entry %q %s", o, why)
+		}
+	}
 	if c.Deployed() {
 		return c.Guard()
 	}
@@ -291,4 +300,22 @@ func oneOf(v string, allowed ...string) bool {
 		}
 	}
 	return false
+}
+
+// notAnOrigin says why s can never equal a token's azp, or returns "". Clerk copies the browser's Origin header
+// into azp and we compare exactly, so an entry must be written the way browsers send it: lower-case
+// scheme://host[:port], no default port, nothing after the host.
+func notAnOrigin(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return "is not an http(s) origin such as https://app.example.com"
+	}
+	host := strings.ToLower(u.Host)
+	if (u.Scheme == "https" && u.Port() == "443") || (u.Scheme == "http" && u.Port() == "80") {
+		host = strings.TrimSuffix(host, ":"+u.Port())
+	}
+	if want := u.Scheme + "://" + host; s != want {
+		return "must be written as browsers send Origin (scheme and host; no path, trailing slash or default port): " + want
+	}
+	return ""
 }

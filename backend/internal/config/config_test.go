@@ -96,6 +96,7 @@ func productionEnv() map[string]string {
 		"PADDLE_WEBHOOK_SECRET":    "pdl_ntfset_01gkpjp8bkm3tm53kdgkx6sms7_6h3qd3uFSi9YCD3OLYAShQI90XTI5vEI",
 		"CLERK_WEBHOOK_SECRET":     "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 		"CLERK_SECRET_KEY":         "sk_live_abcdefghijklmnopqrstuvwxyz",
+		"CLERK_AUTHORIZED_PARTIES": "https://app.example.com,https://www.example.com",
 		"PADDLE_API_KEY":           "pdl_live_apikey_01abcdefghijklmnopqrstuvwx",
 		"CHECKOUT_SIGNING_SECRET":  strings.Repeat("c", 32),
 		"EMAIL_UNSUBSCRIBE_SECRET": strings.Repeat("u", 40),
@@ -120,6 +121,7 @@ func TestProductionValid(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "json", c.LogFormat)
 	require.Equal(t, PaddleProductionURL, c.PaddleAPIURL)
+	require.Equal(t, []string{"https://app.example.com", "https://www.example.com"}, c.ClerkAuthorizedParties)
 }
 
 func TestBootGuardRefusals(t *testing.T) {
@@ -141,6 +143,18 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"dev default clerk webhook secret", map[string]string{"CLERK_WEBHOOK_SECRET": devClerkWebhookSecret}, "CLERK_WEBHOOK_SECRET"},
 		{"no clerk session key", map[string]string{"CLERK_SECRET_KEY": ""}, "CLERK_SECRET_KEY"},
 		{"placeholder jwt key", map[string]string{"CLERK_JWT_KEY": "your-pem-here"}, "CLERK_JWT_KEY"},
+		{"item 6: no authorized parties", map[string]string{"CLERK_AUTHORIZED_PARTIES": ""}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: no authorized parties with a jwt key", map[string]string{"CLERK_SECRET_KEY": "", "CLERK_JWT_KEY": "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A", "CLERK_AUTHORIZED_PARTIES": ""}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: blank authorized parties", map[string]string{"CLERK_AUTHORIZED_PARTIES": " , "}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: localhost authorized party", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com,http://localhost:3000"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: loopback authorized party", map[string]string{"CLERK_AUTHORIZED_PARTIES": "http://127.0.0.1:5173"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: authorized party with a path", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com/login"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: authorized party with a trailing slash", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com/"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: authorized party without a scheme", map[string]string{"CLERK_AUTHORIZED_PARTIES": "app.example.com"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: authorized party not http", map[string]string{"CLERK_AUTHORIZED_PARTIES": "chrome-extension://abcdef"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: authorized party with a query", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com?x=1"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: authorized party in upper case", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://App.Example.com"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"item 6: authorized party with the default port", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com:443"}, "CLERK_AUTHORIZED_PARTIES"},
 		{"log mailer", map[string]string{"EMAIL_DRIVER": "log"}, "EMAIL_DRIVER"},
 		{"smtp without url", map[string]string{"EMAIL_DRIVER": "smtp"}, "SMTP_URL"},
 		{"resend without key", map[string]string{"RESEND_API_KEY": ""}, "RESEND_API_KEY"},
@@ -188,6 +202,7 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 	for name, value := range map[string]string{
 		"APP_ENV": "prod", "PORT": "http", "DB_MAX_CONNS": "0", "LOG_LEVEL": "loud", "LOG_FORMAT": "xml",
 		"EMAIL_DRIVER": "pigeon", "SHUTDOWN_TIMEOUT": "soon", "DB_SIMPLE_PROTOCOL": "maybe",
+		"CLERK_AUTHORIZED_PARTIES": "http://localhost:3000/",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -48,6 +48,9 @@ func (c Config) Guard() error {
 			return fieldErr(s.name, "is still a placeholder value")
 		}
 	}
+	if err := c.guardAuthorizedParties(); err != nil {
+		return err
+	}
 	if err := c.guardEmail(); err != nil {
 		return err
 	}
@@ -58,6 +61,23 @@ func (c Config) Guard() error {
 	}
 	if isLocalOrigin(c.PublicBaseURL) {
 		return fieldErr("PUBLIC_BASE_URL", "points at localhost in %s; links in emails would be dead", c.Env)
+	}
+	return nil
+}
+
+// guardAuthorizedParties: without an allow-list a session token minted for any origin of the Clerk instance
+// (another app, a preview deploy) is accepted. Validate has already checked that each entry is an origin.
+func (c Config) guardAuthorizedParties() error {
+	if c.ClerkSecretKey == "" && c.ClerkJWTKey == "" {
+		return nil // sessions disabled; unreachable while Guard requires a key, kept so the rule reads alone
+	}
+	if len(c.ClerkAuthorizedParties) == 0 {
+		return fieldErr("CLERK_AUTHORIZED_PARTIES", "is required in %s: the origins of our frontends, matched against each session token's azp", c.Env)
+	}
+	for _, o := range c.ClerkAuthorizedParties {
+		if isLocalOrigin(o) {
+			return fieldErr("CLERK_AUTHORIZED_PARTIES", "lists a local origin (%s) in %s", o, c.Env)
+		}
 	}
 	return nil
 }
@@ -141,6 +161,7 @@ func (c Config) Redacted() []slog.Attr {
 		slog.String("clerk_webhook_secret", maskList(c.ClerkWebhookSecrets)),
 		slog.String("clerk_secret_key", mask(c.ClerkSecretKey)),
 		slog.String("clerk_jwt_key", mask(c.ClerkJWTKey)),
+		slog.Any("clerk_authorized_parties", c.ClerkAuthorizedParties),
 		slog.String("paddle_api_key", mask(c.PaddleAPIKey)),
 		slog.String("paddle_api_url", c.PaddleAPIURL),
 		slog.String("checkout_signing_secret", mask(c.CheckoutSigningSecret)),

@@ -33,6 +33,7 @@ var Keys = []Key{
 	{Name: "CLERK_WEBHOOK_SECRET", Secret: true},
 	{Name: "CLERK_SECRET_KEY", Secret: true},
 	{Name: "CLERK_JWT_KEY", Secret: true},
+	{Name: "CLERK_AUTHORIZED_PARTIES"},
 	{Name: "PADDLE_API_KEY", Secret: true},
 	{Name: "PADDLE_API_URL"},
 	{Name: "CHECKOUT_SIGNING_SECRET", Secret: true},

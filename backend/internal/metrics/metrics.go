@@ -1,5 +1,5 @@
 // Package metrics exposes the service's Prometheus metrics: webhook deliveries and their latency, job
-// outcomes, recent ledger movements and the database pool. Counters are fed by small observer hooks in
+// outcomes, session key (JWKS) fetch failures, recent ledger movements and the database pool. Counters are fed by small observer hooks in
 // the webhook pipeline and the job runner; database-backed gauges are read at scrape time.
 package metrics
 
@@ -24,6 +24,8 @@ type Metrics struct {
 	deliveries *prometheus.CounterVec
 	latency    *prometheus.HistogramVec
 	jobs       *prometheus.CounterVec
+	jwksFails  prometheus.Counter
+	jwksStale  prometheus.Gauge
 }
 
 // Ledger is where the ledger gauges come from (*credits.Service).
@@ -48,8 +50,16 @@ func New(sqlDB *sql.DB, ledger Ledger, log *slog.Logger) *Metrics {
 			Name: "fabrica_jobs_total",
 			Help: "River job outcomes by job kind (completed, failed, cancelled, snoozed).",
 		}, []string{"kind", "outcome"}),
+		jwksFails: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "fabrica_session_jwks_failures_total",
+			Help: "Failed fetches of Clerk's JWKS (session signing keys).",
+		}),
+		jwksStale: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "fabrica_session_jwks_stale",
+			Help: "1 while sessions are verified with the last fetched keys because Clerk's JWKS cannot be fetched.",
+		}),
 	}
-	m.reg.MustRegister(m.deliveries, m.latency, m.jobs,
+	m.reg.MustRegister(m.deliveries, m.latency, m.jobs, m.jwksFails, m.jwksStale,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(sqlDB, "fabrica"),
@@ -73,6 +83,21 @@ func (m *Metrics) Delivery(provider, eventType, outcome string, took time.Durati
 func (m *Metrics) JobFinished(kind, outcome string) {
 	m.jobs.WithLabelValues(kind, outcome).Inc()
 }
+
+// JWKSFetchFailed records a failed JWKS fetch and whether stale keys are being served (session.Observer).
+func (m *Metrics) JWKSFetchFailed(servingStale bool) {
+	m.jwksFails.Inc()
+	if servingStale {
+		m.jwksStale.Set(1)
+	} else {
+		// Either the keys are still fresh or they are past the stale window and nothing verifies any more;
+		// the failure counter tells the two apart from a healthy instance.
+		m.jwksStale.Set(0)
+	}
+}
+
+// JWKSFetched records a successful JWKS fetch: the keys are fresh again (session.Observer).
+func (m *Metrics) JWKSFetched() { m.jwksStale.Set(0) }
 
 // ledgerCollector reports the last 24h of ledger movements from the database at scrape time, so every
 // instance reports the same committed truth (an in-process counter would count rolled-back grants).

@@ -42,7 +42,8 @@ type env struct {
 	iss      *sessiontest.Issuer
 	clock    *fakeClock
 	v        *session.Verifier
-	requests func() int // JWKS requests served; always 0 in pemMode
+	jwks     *sessiontest.JWKS // the fake Backend API in jwksMode, nil in pemMode
+	requests func() int        // JWKS requests served; always 0 in pemMode
 }
 
 // setup builds a Verifier on a fresh Issuer, with cfg's key fields filled in for mode and its clock at t0.
@@ -55,7 +56,8 @@ func setup(t *testing.T, mode keyMode, cfg session.Config) env {
 		cfg.JWTKey = e.iss.PublicKeyPEM()
 	case jwksMode:
 		cfg.SecretKey = sessiontest.TestSecretKey
-		cfg.APIURL, e.requests = e.iss.JWKSServer(t)
+		e.jwks = e.iss.JWKS(t)
+		cfg.APIURL, e.requests = e.jwks.URL, e.jwks.Requests
 	}
 	v, err := session.New(cfg)
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -14,41 +15,81 @@ import (
 const (
 	// keyTTL is how long fetched keys are trusted before the JWKS is fetched again (the SDK's own choice).
 	keyTTL = time.Hour
+	// maxStale is how long past keyTTL the last fetched keys keep verifying while fetches fail: a Clerk or
+	// network outage must not sign every user out, but a key Clerk has since withdrawn must not live forever.
+	maxStale = 24 * time.Hour
 	// minRefetch spaces JWKS fetches. The kid comes from an unverified header, so without this anyone could
 	// make every request cost a call to Clerk (which is what clerkhttp's package-global cache allows).
 	minRefetch = 30 * time.Second
 )
 
+// Log keys.
+const (
+	keyError        = "error"
+	keyServingStale = "serving_stale_keys"
+	keyKeysAge      = "keys_age"
+)
+
+// Observer hears how the JWKS cache fares, for metrics. Its methods are called outside the cache's lock, once
+// per fetch, from the request that made it.
+type Observer interface {
+	// JWKSFetchFailed reports a failed fetch. servingStale says whether the last fetched keys, past keyTTL but
+	// inside the stale window, keep verifying tokens meanwhile.
+	JWKSFetchFailed(servingStale bool)
+	// JWKSFetched reports a successful fetch: the keys are fresh again.
+	JWKSFetched()
+}
+
+type nopObserver struct{}
+
+func (nopObserver) JWKSFetchFailed(bool) {}
+func (nopObserver) JWKSFetched()         {}
+
 // keySet is one Verifier's cache of Clerk's JWKS, by kid. At most one fetch runs at a time and fetches are at
-// least minRefetch apart; requests that arrive during a fetch wait for it instead of starting their own.
+// least minRefetch apart; requests that arrive during a fetch wait for it instead of starting their own, unless
+// they already hold a usable key.
 type keySet struct {
 	client *jwks.Client
 	now    func() time.Time
+	log    *slog.Logger
+	obs    Observer
 
 	mu        sync.Mutex
 	keys      map[string]*clerk.JSONWebKey // from the last successful fetch
-	freshTill time.Time                    // keys are used without refetching until then
+	fetchedAt time.Time                    // of keys: fresh for keyTTL, then usable for maxStale while fetches fail
 	lastTry   time.Time                    // start of the last fetch, successful or not
 	lastErr   error                        // its error, nil on success
 	inflight  chan struct{}                // non-nil while a fetch runs; closed when it ends
 }
 
-func newKeySet(client *jwks.Client, now func() time.Time) *keySet {
-	return &keySet{client: client, now: now}
+func newKeySet(client *jwks.Client, now func() time.Time, log *slog.Logger, obs Observer) *keySet {
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	return &keySet{client: client, now: now, log: log, obs: obs}
 }
 
-// get returns the key for kid, fetching the JWKS when kid is unknown or the keys are stale and the limiter
-// allows it. An unknown kid is ErrInvalidToken; a failed fetch is ErrKeysUnavailable.
+// get returns the key for kid, fetching the JWKS when kid is unknown or the keys are past keyTTL and the limiter
+// allows it. While fetches fail, a known kid is served from the last fetched keys for up to maxStale past
+// keyTTL. An unknown kid is ErrInvalidToken; a failed fetch with no usable key is ErrKeysUnavailable.
 func (s *keySet) get(ctx context.Context, kid string) (*clerk.JSONWebKey, error) {
 	for {
 		s.mu.Lock()
 		now := s.now()
-		if key, ok := s.keys[kid]; ok && now.Before(s.freshTill) {
+		key, known := s.keys[kid]
+		age := now.Sub(s.fetchedAt)
+		if known && age < keyTTL {
 			s.mu.Unlock()
 			return key, nil
 		}
+		// A kid the last good JWKS listed was Clerk's a moment ago; a kid it did not list gets no such grace.
+		usable := known && age < keyTTL+maxStale
 		if wait := s.inflight; wait != nil {
 			s.mu.Unlock()
+			if usable {
+				// Do not queue behind a refresh that may hang until the client timeout during an outage.
+				return key, nil
+			}
 			select {
 			case <-wait:
 				continue // look again: the fetch may have brought the kid
@@ -59,11 +100,15 @@ func (s *keySet) get(ctx context.Context, kid string) (*clerk.JSONWebKey, error)
 		if !s.lastTry.IsZero() && now.Sub(s.lastTry) < minRefetch {
 			err := s.lastErr
 			s.mu.Unlock()
-			if err != nil {
-				// %.200s: on a non-JSON error page the SDK returns the whole response body as the error.
-				return nil, fmt.Errorf("%w: fetch jwks: %.200s", ErrKeysUnavailable, err)
+			switch {
+			case usable:
+				// Only reachable after a failed fetch: a successful one inside the window left the keys fresh.
+				return key, nil
+			case err != nil:
+				return nil, fmt.Errorf("%w: fetch jwks: %s", ErrKeysUnavailable, errText(err))
+			default:
+				return nil, invalid("unknown kid", nil)
 			}
-			return nil, invalid("unknown kid", nil)
 		}
 		done := make(chan struct{})
 		s.inflight, s.lastTry = done, now
@@ -74,6 +119,7 @@ func (s *keySet) get(ctx context.Context, kid string) (*clerk.JSONWebKey, error)
 }
 
 // fetch replaces the cached keys with Clerk's current JWKS and wakes the waiters, even if the client panics.
+// A failure keeps the previous keys (get decides how long they stay usable) and is logged and observed once.
 func (s *keySet) fetch(ctx context.Context, done chan struct{}) {
 	var keys map[string]*clerk.JSONWebKey
 	err := errors.New("jwks fetch did not complete")
@@ -82,10 +128,22 @@ func (s *keySet) fetch(ctx context.Context, done chan struct{}) {
 		s.lastErr, s.inflight = err, nil
 		if err == nil {
 			// Replacing rather than merging drops keys Clerk has rotated out.
-			s.keys, s.freshTill = keys, s.now().Add(keyTTL)
+			s.keys, s.fetchedAt = keys, s.now()
 		}
+		haveKeys, age := s.keys != nil, s.now().Sub(s.fetchedAt)
 		s.mu.Unlock()
+		stale := haveKeys && age >= keyTTL && age < keyTTL+maxStale
 		close(done)
+		if err == nil {
+			s.obs.JWKSFetched()
+			return
+		}
+		attrs := []any{keyError, errText(err), keyServingStale, stale}
+		if haveKeys {
+			attrs = append(attrs, keyKeysAge, age.Round(time.Second).String())
+		}
+		s.log.Warn("session: jwks fetch failed", attrs...)
+		s.obs.JWKSFetchFailed(stale)
 	}()
 	// Detached from the triggering request: its cancellation must neither fail the requests waiting on this
 	// fetch nor use up the refetch window. The HTTP client's timeout bounds the call.
@@ -100,3 +158,7 @@ func (s *keySet) fetch(ctx context.Context, done chan struct{}) {
 		}
 	}
 }
+
+// errText bounds a fetch error for errors and logs: on a non-JSON error page the SDK returns the whole response
+// body as the error. It never contains a token: the fetch sends none.
+func errText(err error) string { return fmt.Sprintf("%.200s", err) }

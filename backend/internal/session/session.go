@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -21,7 +22,8 @@ var (
 	// ErrMissingToken means the request carried no bearer token at all.
 	ErrMissingToken = errors.New("missing bearer token")
 	// ErrInvalidToken means a token was present but is not an acceptable session: bad signature, expired, wrong
-	// issuer or azp, malformed, unknown kid... The wrapping error carries a short reason, never the token.
+	// issuer or azp, no sid (not a session token), malformed, unknown kid... The wrapping error carries a short
+	// reason, never the token.
 	ErrInvalidToken = errors.New("invalid session token")
 	// ErrUnconfigured means neither a JWT key nor a secret key was configured (development without Clerk).
 	ErrUnconfigured = errors.New("session verification is not configured")
@@ -42,7 +44,8 @@ const (
 
 // Config configures a Verifier. With neither key set, New returns a Verifier that answers ErrUnconfigured.
 type Config struct {
-	// SecretKey (CLERK_SECRET_KEY) authenticates the JWKS fetch from {APIURL}/jwks; keys are cached for an hour.
+	// SecretKey (CLERK_SECRET_KEY) authenticates the JWKS fetch from {APIURL}/jwks; keys are cached for an hour,
+	// and while Clerk cannot be reached the last fetched keys keep verifying for 24 hours more.
 	SecretKey string
 	// JWTKey (CLERK_JWT_KEY) is the instance's PEM public key, or Clerk's bare one-line form. It takes
 	// precedence over SecretKey and makes verification entirely networkless.
@@ -56,12 +59,16 @@ type Config struct {
 	Leeway time.Duration
 	// Now is the clock, time.Now when nil.
 	Now func() time.Time
+	// Log hears about failed JWKS fetches (at warn, never with a token); nil discards.
+	Log *slog.Logger
+	// Observer, when set, counts JWKS fetches for metrics.
+	Observer Observer
 }
 
 // Claims is what handlers need from a verified session.
 type Claims struct {
 	UserID    string // sub: the Clerk user id
-	SessionID string // sid
+	SessionID string // sid, always set on a verified token
 	Email     string // custom "email" claim (session token customization), "" when absent
 	// EmailVerified is the custom "email_verified" claim: Clerk vouches that Email is verified.
 	EmailVerified bool
@@ -122,7 +129,11 @@ func New(cfg Config) (*Verifier, error) {
 			// concurrent requests wait on one JWKS fetch.
 			HTTPClient: &http.Client{Timeout: 5 * time.Second},
 		}})
-		v.keys = newKeySet(client, v.now)
+		log := cfg.Log
+		if log == nil {
+			log = slog.New(slog.DiscardHandler)
+		}
+		v.keys = newKeySet(client, v.now, log, cfg.Observer)
 	}
 	return v, nil
 }

@@ -48,7 +48,6 @@ func TestVerify_OptionalClaimsAbsent(t *testing.T) {
 	got, err := e.v.Verify(context.Background(), e.token(t, sessiontest.TokenClaims{UserID: "user_1"}))
 	require.NoError(t, err)
 	require.Equal(t, "user_1", got.UserID)
-	require.Empty(t, got.SessionID)
 	require.Empty(t, got.Email)
 	require.Nil(t, got.AuthTime)
 	require.NotNil(t, got.IssuedAt)

@@ -87,6 +87,11 @@ func (v *Verifier) verify(ctx context.Context, token string) (Claims, error) {
 	if sc.Subject == "" {
 		return Claims{}, invalid("missing sub", nil)
 	}
+	// A JWT-template token (getToken({template})) is signed by the same instance key with the same iss and sub,
+	// so only sid tells a session apart: templates carry none, and their lifetime is whatever the template says.
+	if sc.SessionID == "" {
+		return Claims{}, invalid("missing sid", nil)
+	}
 	return toClaims(sc, custom), nil
 }
 

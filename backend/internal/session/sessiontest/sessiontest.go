@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,15 +38,17 @@ type Issuer struct {
 
 // TokenClaims describes a token to mint. Zero values give a valid session token for "now".
 type TokenClaims struct {
-	UserID, SessionID, Email string
-	EmailVerified            bool          // email_verified: true; false = omitted
-	AuthTime                 time.Time     // auth_time; zero = omitted
-	IssuedAt                 time.Time     // iat and nbf; zero = time.Now()
-	TTL                      time.Duration // exp = IssuedAt + TTL; 0 = 60s (Clerk's lifetime); negative = already expired
-	Issuer                   string        // iss; "" = DefaultIssuer
-	AuthorizedParty          string        // azp; "" = omitted
-	OmitExp                  bool          // leave exp out
-	KeyID                    string        // kid header; "" = the Issuer's own
+	UserID, Email   string
+	SessionID       string        // sid; "" = a random "sess_…" (every Clerk session token has one)
+	OmitSID         bool          // leave sid out, as a JWT-template token does
+	EmailVerified   bool          // email_verified: true; false = omitted
+	AuthTime        time.Time     // auth_time; zero = omitted
+	IssuedAt        time.Time     // iat and nbf; zero = time.Now()
+	TTL             time.Duration // exp = IssuedAt + TTL; 0 = 60s (Clerk's lifetime); negative = already expired
+	Issuer          string        // iss; "" = DefaultIssuer
+	AuthorizedParty string        // azp; "" = omitted
+	OmitExp         bool          // leave exp out
+	KeyID           string        // kid header; "" = the Issuer's own
 }
 
 var unsafeKIDChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
@@ -115,7 +118,11 @@ func (i *Issuer) Token(t testing.TB, c TokenClaims) string {
 	if c.EmailVerified {
 		claims["email_verified"] = true
 	}
-	for name, v := range map[string]string{"sub": c.UserID, "sid": c.SessionID, "email": c.Email, "azp": c.AuthorizedParty} {
+	sid := c.SessionID
+	if sid == "" && !c.OmitSID {
+		sid = "sess_" + randomHex(t, 8)
+	}
+	for name, v := range map[string]string{"sub": c.UserID, "sid": sid, "email": c.Email, "azp": c.AuthorizedParty} {
 		if v != "" {
 			claims[name] = v
 		}
@@ -132,16 +139,44 @@ func (i *Issuer) Token(t testing.TB, c TokenClaims) string {
 // closed at test cleanup.
 func (i *Issuer) JWKSServer(t testing.TB) (apiURL string, requests func() int) {
 	t.Helper()
+	j := i.JWKS(t)
+	return j.URL, j.Requests
+}
+
+// JWKS is a fake Clerk Backend API serving one Issuer's key set, which a test can take down and bring back.
+type JWKS struct {
+	// URL is the API base to use as session.Config.APIURL; the key set is at URL + "/jwks".
+	URL   string
+	count atomic.Int64
+	down  atomic.Bool
+	held  atomic.Pointer[chan struct{}]
+}
+
+// JWKS starts a fake JWKS endpoint for the Issuer, up, as JWKSServer describes. It is closed at test cleanup.
+func (i *Issuer) JWKS(t testing.TB) *JWKS {
+	t.Helper()
 	body, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
 		Key: &i.key.PublicKey, KeyID: i.kid, Algorithm: string(jose.RS256), Use: "sig",
 	}}})
 	if err != nil {
 		t.Fatalf("sessiontest: marshal jwks: %v", err)
 	}
-	var count atomic.Int64
+	j := &JWKS{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/jwks", func(w http.ResponseWriter, r *http.Request) {
-		count.Add(1)
+		j.count.Add(1)
+		if held := j.held.Load(); held != nil {
+			select {
+			case <-*held:
+			case <-r.Context().Done(): // the client gave up
+				return
+			}
+		}
+		if j.down.Load() {
+			// What an outage looks like from here: a proxy's HTML error page, not Clerk's JSON.
+			http.Error(w, "<html><body>502 Bad Gateway</body></html>", http.StatusBadGateway)
+			return
+		}
 		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer sk_") {
 			http.Error(w, `{"errors":[{"code":"authentication_invalid","message":"missing secret key"}]}`, http.StatusUnauthorized)
 			return
@@ -151,7 +186,30 @@ func (i *Issuer) JWKSServer(t testing.TB) (apiURL string, requests func() int) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv.URL + "/v1", func() int { return int(count.Load()) }
+	j.URL = srv.URL + "/v1"
+	return j
+}
+
+// Requests counts the JWKS requests served, failed ones included.
+func (j *JWKS) Requests() int { return int(j.count.Load()) }
+
+// SetDown makes every later JWKS request fail with a 502 (down) or succeed again (!down).
+func (j *JWKS) SetDown(down bool) { j.down.Store(down) }
+
+// Hold makes JWKS requests hang, like an endpoint that accepts connections and never answers, until release
+// is called (at test cleanup at the latest); then they are answered as usual.
+func (j *JWKS) Hold(t testing.TB) (release func()) {
+	ch := make(chan struct{})
+	j.held.Store(&ch)
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			j.held.Store(nil)
+			close(ch)
+		})
+	}
+	t.Cleanup(release) // before the server's Close, which waits for held handlers
+	return release
 }
 
 func randomHex(t testing.TB, n int) string {
