@@ -1,6 +1,9 @@
 # Fabrica — `make help` lists the targets.
 SHELL := /bin/bash
 export GOTOOLCHAIN := local
+# The binary defaults to production (fail closed); everything make runs here is development unless the
+# caller says otherwise (APP_ENV=staging make migrate-up).
+export APP_ENV ?= development
 GO      ?= go
 BIN     := bin/fabrica
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)

@@ -4,6 +4,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# The binary fails closed (production) without APP_ENV; this script is the development path.
+export APP_ENV=${APP_ENV:-development}
 
 if [ -z "${DATABASE_URL:-}" ] && ! grep -qs '^DATABASE_URL=.' .env; then
   DATABASE_URL=$(scripts/dev-db.sh start)

@@ -5,6 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+export APP_ENV=${APP_ENV:-development}
 port=${SMOKE_PORT:-18080}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -36,6 +37,12 @@ if out=$(APP_ENV=production DATABASE_URL=postgres://x@127.0.0.1/x ./bin/fabrica 
 fi
 echo "$out" | grep -q PADDLE_WEBHOOK_SECRET || { echo "smoke: guard message: $out" >&2; exit 1; }
 echo "smoke: boot guard refused: $out"
+# Fail closed: with APP_ENV unset the binary is production and refuses the dev secrets.
+if out=$(env -u APP_ENV DATABASE_URL=postgres://x@127.0.0.1/x ./bin/fabrica serve 2>&1); then
+  echo "smoke: no APP_ENV started with dev secrets" >&2; exit 1
+fi
+echo "$out" | grep -q PADDLE_WEBHOOK_SECRET || { echo "smoke: default-env guard message: $out" >&2; exit 1; }
+echo "smoke: unset APP_ENV is production: refused"
 
 serve_once
 serve_once

@@ -149,6 +149,7 @@ func (a *App) wire() error {
 		MaxBodyBytes:        cfg.HTTPMaxBodyBytes,
 		WebhookMaxBodyBytes: cfg.WebhookMaxBodyBytes,
 		HSTS:                cfg.Env == config.EnvProduction,
+		TrustedProxies:      cfg.TrustedProxies,
 	}, httpapi.Deps{
 		Log:      a.log,
 		Checks:   a.readinessChecks(),

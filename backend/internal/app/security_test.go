@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -183,4 +184,34 @@ func TestItem12RefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
 	require.NoError(t, e.db.Gorm.Exec(`UPDATE audit_logs SET created_at = now() - interval '61 seconds'`).Error)
 	require.Equal(t, http.StatusForbidden, e.call(t, http.MethodGet, adminAPI+"/users", tok, "").Code)
 	require.Equal(t, int64(2), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`))
+}
+
+// Item 9: the audit trail records the client's IP. Without TRUSTED_PROXIES forwarded headers are ignored
+// (anyone can send them); with it, X-Forwarded-For is believed only as far as the listed proxies vouch.
+func TestItem9ClientIPsComeFromTrustedProxiesOnly(t *testing.T) {
+	t.Parallel()
+	consentIP := func(e *apiEnv, clerkID, xff string) string {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/account/me/consent", strings.NewReader(`{"marketing":true}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+e.token(t, clerkID))
+		req.Header.Set("X-Forwarded-For", xff)
+		req.Header.Set("X-Real-IP", "198.51.100.99")
+		rec := httptest.NewRecorder()
+		e.app.Echo().ServeHTTP(rec, req) // httptest's RemoteAddr is 192.0.2.1:1234
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var ip string
+		require.NoError(t, e.db.Gorm.Raw(`SELECT host(ip) FROM audit_logs WHERE action = 'account.consent_updated'
+			AND resource_id = ?`, clerkID).Scan(&ip).Error)
+		return ip
+	}
+	direct := newAPIEnv(t)
+	require.Equal(t, "192.0.2.1", consentIP(direct, "user_a", "203.0.113.9"), "no trusted proxy: the socket address")
+
+	behind := &apiEnv{db: direct.db, issuer: direct.issuer, paddle: &fakePaddle{}}
+	behind.app = appOn(t, direct.db, map[string]string{"CLERK_JWT_KEY": direct.issuer.PublicKeyPEM(),
+		"TRUSTED_PROXIES": "192.0.2.0/24"}, Options{PaddleAPI: behind.paddle})
+	require.Equal(t, "203.0.113.9", consentIP(behind, "user_b", "203.0.113.9"), "the proxy's word")
+	require.Equal(t, "203.0.113.9", consentIP(behind, "user_c", "198.51.100.7, 203.0.113.9"),
+		"a client-written entry left of the one the proxy appended is not believed")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -85,8 +86,11 @@ type Config struct {
 	WebhookArchiveRetention time.Duration
 	// RateLimitPerMinute is each user's API budget (429 with Retry-After beyond); 0 disables it.
 	RateLimitPerMinute int
-	// MetricsToken, when set, is required as a bearer token on /metrics.
+	// MetricsToken, when set, is required as a bearer token on /metrics (always set in staging/production).
 	MetricsToken string
+	// TrustedProxies are the load balancers whose X-Forwarded-For is believed; none means the socket
+	// address is the client and forwarded headers are ignored.
+	TrustedProxies []*net.IPNet
 }
 
 // Deployed reports whether the environment is staging or production, where the boot guard applies.
@@ -180,6 +184,7 @@ func build(v *viper.Viper) (Config, error) {
 		WebhookArchiveRetention: p.duration("WEBHOOK_ARCHIVE_RETENTION"),
 		RateLimitPerMinute:      p.integer("RATE_LIMIT_PER_MINUTE"),
 		MetricsToken:            p.str("METRICS_TOKEN"),
+		TrustedProxies:          p.cidrs("TRUSTED_PROXIES"),
 	}
 	return c, p.err
 }

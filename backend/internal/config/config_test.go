@@ -49,7 +49,7 @@ func mapEnv(m map[string]string) func(string) string { return func(k string) str
 
 func TestDevelopmentDefaults(t *testing.T) {
 	t.Parallel()
-	c, err := Load(mapEnv(map[string]string{"DATABASE_URL": "postgres://x@localhost/db"}), "")
+	c, err := Load(mapEnv(map[string]string{"APP_ENV": EnvDevelopment, "DATABASE_URL": "postgres://x@localhost/db"}), "")
 	require.NoError(t, err)
 	require.Equal(t, EnvDevelopment, c.Env)
 	require.Equal(t, 8080, c.Port)
@@ -74,7 +74,7 @@ func TestDevelopmentAcceptsACopiedEnvExample(t *testing.T) {
 func TestDotenvIsReadInDevelopmentOnlyAndEnvWins(t *testing.T) {
 	t.Parallel()
 	dotenv := filepath.Join(t.TempDir(), ".env")
-	require.NoError(t, os.WriteFile(dotenv, []byte("DATABASE_URL=postgres://file@localhost/db\nPORT=9000\n"), 0o600))
+	require.NoError(t, os.WriteFile(dotenv, []byte("APP_ENV=development\nDATABASE_URL=postgres://file@localhost/db\nPORT=9000\n"), 0o600))
 
 	c, err := Load(mapEnv(map[string]string{"PORT": "9100"}), dotenv)
 	require.NoError(t, err)
@@ -86,6 +86,19 @@ func TestDotenvIsReadInDevelopmentOnlyAndEnvWins(t *testing.T) {
 
 	_, err = Load(mapEnv(nil), filepath.Join(t.TempDir(), "missing.env"))
 	requireField(t, err, "DATABASE_URL")
+}
+
+// Item 8: fail closed. Without APP_ENV the binary is production, so a deploy that forgets the variable
+// refuses to start on dev secrets (naming the first missing one) instead of running with them.
+func TestItem8ForgottenAppEnvIsProduction(t *testing.T) {
+	t.Parallel()
+	_, err := Load(mapEnv(map[string]string{"DATABASE_URL": "postgres://app@db.internal/fabrica"}), "")
+	requireField(t, err, "PADDLE_WEBHOOK_SECRET")
+	e := productionEnv()
+	delete(e, "APP_ENV")
+	c, err := Load(mapEnv(e), "")
+	require.NoError(t, err)
+	require.Equal(t, EnvProduction, c.Env)
 }
 
 // productionEnv is a complete, valid production configuration.
@@ -104,6 +117,7 @@ func productionEnv() map[string]string {
 		"RESEND_API_KEY":           "re_live_123456",
 		"CORS_ORIGINS":             "https://app.example.com",
 		"PUBLIC_BASE_URL":          "https://api.example.com",
+		"METRICS_TOKEN":            strings.Repeat("m", 32),
 	}
 }
 
@@ -162,6 +176,10 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"cors loopback ip", map[string]string{"CORS_ORIGINS": "http://127.0.0.1:5173"}, "CORS_ORIGINS"},
 		{"public url localhost", map[string]string{"PUBLIC_BASE_URL": "http://localhost:8080"}, "PUBLIC_BASE_URL"},
 		{"missing database url", map[string]string{"DATABASE_URL": ""}, "DATABASE_URL"},
+		{"item 7: no metrics token", map[string]string{"METRICS_TOKEN": ""}, "METRICS_TOKEN"},
+		{"item 7: short metrics token", map[string]string{"METRICS_TOKEN": "secret"}, "METRICS_TOKEN"},
+		{"item 7: placeholder metrics token", map[string]string{"METRICS_TOKEN": "change-me-metrics-token-0123456789abcdef"}, "METRICS_TOKEN"},
+		{"item 9: trusted proxy that is not a CIDR", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,lb.internal"}, "TRUSTED_PROXIES"},
 	}
 	for _, env := range []string{EnvProduction, EnvStaging} {
 		for _, tc := range cases {

@@ -54,6 +54,13 @@ func (c Config) Guard() error {
 	if err := c.guardEmail(); err != nil {
 		return err
 	}
+	// /metrics exposes business volumes (ledger movements, deliveries per provider) and the pool's state.
+	if err := requireSecret("METRICS_TOKEN", single(c.MetricsToken)); err != nil {
+		return err
+	}
+	if len(c.MetricsToken) < minHMACKeyLen {
+		return fieldErr("METRICS_TOKEN", "must be at least %d characters (generate one with: openssl rand -hex 32)", minHMACKeyLen)
+	}
 	for _, o := range c.CORSOrigins {
 		if isLocalOrigin(o) {
 			return fieldErr("CORS_ORIGINS", "lists a local origin (%s) in %s", o, c.Env)
@@ -171,6 +178,9 @@ func (c Config) Redacted() []slog.Attr {
 		slog.String("resend_api_key", mask(c.ResendAPIKey)),
 		slog.String("email_unsubscribe_secret", mask(c.EmailUnsubscribeSecret)),
 		slog.Int("admin_emails", len(c.AdminEmails)),
+		slog.Int("admin_clerk_user_ids", len(c.AdminClerkUserIDs)),
+		slog.String("metrics_token", mask(c.MetricsToken)),
+		slog.Int("trusted_proxies", len(c.TrustedProxies)),
 		slog.String("public_base_url", c.PublicBaseURL),
 	}
 }

@@ -12,7 +12,9 @@ type Key struct {
 
 // Keys lists every variable in the order .env.example documents them.
 var Keys = []Key{
-	{Name: "APP_ENV", Default: EnvDevelopment},
+	// Fail closed: a deploy that forgets APP_ENV runs the boot guard instead of running on dev secrets.
+	// make run, make test, the scripts and .env.example say development explicitly.
+	{Name: "APP_ENV", Default: EnvProduction},
 	{Name: "APP_NAME", Default: "Fabrica"},
 	{Name: "PORT", Default: "8080"},
 	{Name: "DATABASE_URL", Secret: true},
@@ -51,4 +53,5 @@ var Keys = []Key{
 	{Name: "WEBHOOK_ARCHIVE_RETENTION", Default: "2160h"},
 	{Name: "RATE_LIMIT_PER_MINUTE", Default: "120"},
 	{Name: "METRICS_TOKEN", Secret: true},
+	{Name: "TRUSTED_PROXIES"},
 }

@@ -2,7 +2,9 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +57,29 @@ func (p *parser) list(name string) []string {
 		if s := strings.TrimSpace(part); s != "" {
 			out = append(out, s)
 		}
+	}
+	return out
+}
+
+// cidrs reads a list of CIDRs; a bare IP is that one address (/32 or /128).
+func (p *parser) cidrs(name string) []*net.IPNet {
+	var out []*net.IPNet
+	for _, s := range p.list(name) {
+		if !strings.Contains(s, "/") {
+			if ip := net.ParseIP(s); ip != nil {
+				bits := 128
+				if ip.To4() != nil {
+					bits = 32
+				}
+				s = fmt.Sprintf("%s/%d", s, bits)
+			}
+		}
+		_, n, err := net.ParseCIDR(s)
+		if err != nil {
+			p.fail(name, fmt.Sprintf("has %q, which is not a CIDR such as 10.0.0.0/8 or an IP address", s))
+			continue
+		}
+		out = append(out, n)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -41,6 +42,22 @@ func securityHeaders(hsts bool) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// ipExtractor decides what c.RealIP() (audit rows, rate limits, logs) believes. Forwarded headers are the
+// client's to write, so with no trusted proxies the socket address is the client (behind a load balancer:
+// the balancer, which is why TRUSTED_PROXIES exists). With some, X-Forwarded-For is walked from the right
+// and the first address that is not a trusted proxy is the client; entries a client wrote further left are
+// never reached. X-Real-IP is never read.
+func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }
 
 // requestLogger writes one line per request. It logs the path, never the query string: unsubscribe

@@ -5,6 +5,7 @@ package httpapi
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -34,6 +35,8 @@ type Config struct {
 	WebhookMaxBodyBytes int64
 	// HSTS is sent only in production: on localhost it would pin browsers to https for a year.
 	HSTS bool
+	// TrustedProxies are the load balancers whose X-Forwarded-For is believed (TRUSTED_PROXIES).
+	TrustedProxies []*net.IPNet
 }
 
 // Deps are the services the handlers call, one field per service. Each later capability adds its field
@@ -60,6 +63,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(deps.Log)
+	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 
 	// Pre runs before routing, so even a 404 or 405 carries the security headers and a request id.
 	e.Pre(securityHeaders(cfg.HSTS))

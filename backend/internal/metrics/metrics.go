@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,7 +64,7 @@ func New(sqlDB *sql.DB, ledger Ledger, log *slog.Logger) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(sqlDB, "fabrica"),
-		&ledgerCollector{ledger: ledger, log: log},
+		&ledgerCollector{ledger: ledger, log: log, now: time.Now},
 	)
 	return m
 }
@@ -99,11 +100,22 @@ func (m *Metrics) JWKSFetchFailed(servingStale bool) {
 // JWKSFetched records a successful JWKS fetch: the keys are fresh again (session.Observer).
 func (m *Metrics) JWKSFetched() { m.jwksStale.Set(0) }
 
-// ledgerCollector reports the last 24h of ledger movements from the database at scrape time, so every
-// instance reports the same committed truth (an in-process counter would count rolled-back grants).
+// LedgerCacheFor is how long the ledger gauges are reused between scrapes. /metrics is unauthenticated in
+// development and scraped every 15-60 s by Prometheus; an aggregate over a day of ledger rows on every
+// request would let anyone who can reach it load the database at will.
+const LedgerCacheFor = 30 * time.Second
+
+// ledgerCollector reports the last 24h of ledger movements from the database, so every instance reports
+// the same committed truth (an in-process counter would count rolled-back grants). The totals are cached
+// for LedgerCacheFor: at most one aggregate query per interval, however often /metrics is requested.
 type ledgerCollector struct {
 	ledger Ledger
 	log    *slog.Logger
+	now    func() time.Time
+
+	mu      sync.Mutex
+	totals  []credits.KindTotal
+	fetched time.Time
 }
 
 var (
@@ -117,15 +129,27 @@ func (c *ledgerCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *ledgerCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, t := range c.current() {
+		ch <- prometheus.MustNewConstMetric(ledgerMovements, prometheus.GaugeValue, float64(t.Count), t.Kind)
+		ch <- prometheus.MustNewConstMetric(ledgerCredits, prometheus.GaugeValue, float64(t.Sum), t.Kind)
+	}
+}
+
+// current returns the cached totals, refreshing them when older than LedgerCacheFor. The lock makes
+// concurrent scrapes share one query; a failed query keeps the last totals (and is logged).
+func (c *ledgerCollector) current() []credits.KindTotal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fetched.IsZero() && c.now().Sub(c.fetched) < LedgerCacheFor {
+		return c.totals
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	totals, err := c.ledger.Recent(ctx, 24*time.Hour)
 	if err != nil {
 		c.log.Warn("metrics: ledger query", "error", err.Error())
-		return
+		return c.totals
 	}
-	for _, t := range totals {
-		ch <- prometheus.MustNewConstMetric(ledgerMovements, prometheus.GaugeValue, float64(t.Count), t.Kind)
-		ch <- prometheus.MustNewConstMetric(ledgerCredits, prometheus.GaugeValue, float64(t.Sum), t.Kind)
-	}
+	c.totals, c.fetched = totals, c.now()
+	return c.totals
 }
