@@ -13,6 +13,22 @@ trap 'rm -f "$log"' EXIT
 command -v curl >/dev/null || { [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >&2; }
 make --no-print-directory build >/dev/null
 
+# try_it runs the README's "Try it in one minute" against the running server, verbatim but for the port.
+try_it() {
+  local base="http://127.0.0.1:$port" token out
+  token=$(bin/fabrica dev token)
+  out=$(curl -fsS -H "Authorization: Bearer $token" "$base/api/v1/account/me")
+  grep -q '"email":"dev@fabrica.test"' <<<"$out" || { echo "smoke: /me: $out" >&2; exit 1; }
+  bin/fabrica trigger paddle subscription.created --user user_dev --tier pro --event-id evt_try_1 --url "$base" >/dev/null
+  out=$(curl -fsS -H "Authorization: Bearer $token" "$base/api/v1/billing/credits")
+  grep -q '"balance":1000' <<<"$out" || { echo "smoke: credits: $out" >&2; exit 1; }
+  out=$(bin/fabrica trigger paddle subscription.created --user user_dev --tier pro --event-id evt_try_1 --url "$base")
+  grep -q '"idempotent":true' <<<"$out" || { echo "smoke: replay: $out" >&2; exit 1; }
+  out=$(curl -fsS -H "Authorization: Bearer $token" "$base/api/v1/billing/credits")
+  grep -q '"balance":1000' <<<"$out" || { echo "smoke: credits after the replay: $out" >&2; exit 1; }
+  echo "smoke: try-it: dev token, /me, a triggered subscription's 1000 credits, the replay a duplicate"
+}
+
 serve_once() {
   local started=$SECONDS pid code
   PORT=$port scripts/run-dev.sh >"$log" 2>&1 &
@@ -25,6 +41,7 @@ serve_once() {
   curl -fsS "http://127.0.0.1:$port/health/ready" || { cat "$log"; echo "smoke: not ready in 60s" >&2; exit 1; }
   echo
   echo "smoke: ready after $((SECONDS - started))s"
+  [ "${1:-}" = try ] && try_it
   kill -TERM "$pid"
   code=0; wait "$pid" || code=$?
   if [ "$code" -ne 0 ]; then cat "$log"; echo "smoke: serve exited $code after SIGTERM" >&2; exit 1; fi
@@ -44,7 +61,7 @@ fi
 echo "$out" | grep -q PADDLE_WEBHOOK_SECRET || { echo "smoke: default-env guard message: $out" >&2; exit 1; }
 echo "smoke: unset APP_ENV is production: refused"
 
-serve_once
+serve_once try
 serve_once
 
 DATABASE_URL=$(scripts/dev-db.sh url)

@@ -51,6 +51,8 @@ func commands() []command {
 		{"jobs", "list | run NAME: run a scheduled task now", cmdJobs},
 		{"purge-archive", "[--older-than 2160h]: delete old webhook archive rows (never the dedup claims)", cmdPurgeArchive},
 		{"replay", "WEBHOOK_EVENT_ID: re-run an archived delivery through the idempotent pipeline", cmdReplay},
+		{"dev", "token [--user ID] [--email E] [--admin] [--ttl 1h]: a development session token (no Clerk account)", cmdDev},
+		{"trigger", "PROVIDER EVENT [--user --email --tier --subscription --event-id --times --concurrency --url]: send a signed sample event", cmdTrigger},
 		{"version", "print the build version", cmdVersion},
 		{"help", "list the commands", nil},
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
+	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
@@ -113,12 +114,9 @@ func (a *App) wire() error {
 
 	a.ledger = credits.New(a.db)
 	a.metrics = metrics.New(sqlDB, a.ledger, a.log)
-	sessions, err := session.New(session.Config{
-		SecretKey: cfg.ClerkSecretKey, JWTKey: cfg.ClerkJWTKey, AuthorizedParties: cfg.ClerkAuthorizedParties,
-		Log: a.log, Observer: a.metrics,
-	})
+	sessions, err := a.sessions()
 	if err != nil {
-		return fmt.Errorf("config: CLERK_JWT_KEY / CLERK_SECRET_KEY: %w", err)
+		return err
 	}
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
 		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Log: a.log},
@@ -162,6 +160,28 @@ func (a *App) wire() error {
 		Metrics:  a.metrics.Handler(),
 	})
 	return nil
+}
+
+// sessions builds the session verifier: Clerk's keys, or in development with no Clerk key configured the
+// local dev key of `fabrica dev token` (created on first use). Only development ever reads that key, so a
+// dev token anywhere else is a forged token: 401.
+func (a *App) sessions() (*session.Verifier, error) {
+	cfg := a.cfg
+	sc := session.Config{SecretKey: cfg.ClerkSecretKey, JWTKey: cfg.ClerkJWTKey,
+		AuthorizedParties: cfg.ClerkAuthorizedParties, Log: a.log, Observer: a.metrics}
+	if cfg.Env == config.EnvDevelopment && cfg.ClerkSecretKey == "" && cfg.ClerkJWTKey == "" {
+		key, err := devauth.LoadOrCreateKey(cfg.DevSessionKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("config: DEV_SESSION_KEY_FILE: %w", err)
+		}
+		sc.JWTKey = devauth.PublicKeyPEM(key)
+		a.log.Info("development sessions: tokens from `fabrica dev token` are accepted", "key_file", cfg.DevSessionKeyFile)
+	}
+	v, err := session.New(sc)
+	if err != nil {
+		return nil, fmt.Errorf("config: CLERK_JWT_KEY / CLERK_SECRET_KEY: %w", err)
+	}
+	return v, nil
 }
 
 // paddleAPI is billing's Paddle API client: the fake from Options in tests, the real one when

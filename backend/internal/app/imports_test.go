@@ -57,6 +57,8 @@ func TestImportRules(t *testing.T) {
 		module + "internal/jobs":                 {"internal/app"},
 		module + "internal/config":               {"internal/app", "cmd/fabrica", "cmd/loadgen"},
 		module + "internal/app":                  {"cmd/fabrica"},
+		module + "internal/devauth":              {"internal/app", "cmd/fabrica"},
+		module + "internal/trigger":              {"cmd/fabrica"},
 	}
 	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing",
 		"internal/billing/paddleapi", "internal/credits", "internal/db", "internal/email", "internal/metrics",

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
+	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
 	"github.com/fabrica-saas/fabrica/backend/internal/session/sessiontest"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
@@ -214,4 +217,39 @@ func TestItem9ClientIPsComeFromTrustedProxiesOnly(t *testing.T) {
 	require.Equal(t, "203.0.113.9", consentIP(behind, "user_b", "203.0.113.9"), "the proxy's word")
 	require.Equal(t, "203.0.113.9", consentIP(behind, "user_c", "198.51.100.7, 203.0.113.9"),
 		"a client-written entry left of the one the proxy appended is not believed")
+}
+
+// Local identity: production never reads (or creates) the dev key, and a dev token is refused there like
+// any forged token; development with no Clerk key accepts it.
+func TestDevTokensAreDevelopmentOnly(t *testing.T) {
+	t.Parallel()
+	d := newAdminEnv(t).db
+	dir := t.TempDir()
+	devKey, err := devauth.LoadOrCreateKey(filepath.Join(dir, "dev.pem"))
+	require.NoError(t, err)
+	tok, err := devauth.Token(devKey, devauth.Claims{UserID: "user_dev", Email: "dev@fabrica.test", TTL: time.Minute}, time.Now())
+	require.NoError(t, err)
+	me := func(a *App) int {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/account/me", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		rec := httptest.NewRecorder()
+		a.Echo().ServeHTTP(rec, req)
+		return rec.Code
+	}
+
+	prodKeyFile := filepath.Join(dir, "never", "dev.pem")
+	issuer := sessiontest.NewIssuer(t)
+	prod := appOn(t, d, map[string]string{"APP_ENV": "production", "DEV_SESSION_KEY_FILE": prodKeyFile,
+		"PADDLE_WEBHOOK_SECRET": "pdl_ntfset_01gkpjp8bkm3tm53kdgkx6sms7_6h3qd3uFSi9YCD3OLYAShQI90XTI5vEI",
+		"CLERK_WEBHOOK_SECRET":  "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "CLERK_JWT_KEY": issuer.PublicKeyPEM(),
+		"CLERK_AUTHORIZED_PARTIES": "https://app.example.com", "PADDLE_API_KEY": "pdl_live_apikey_01abcdefghijklmnopqrstuvwx",
+		"CHECKOUT_SIGNING_SECRET": strings.Repeat("c", 32), "EMAIL_UNSUBSCRIBE_SECRET": strings.Repeat("u", 40),
+		"EMAIL_DRIVER": "resend", "RESEND_API_KEY": "re_live_123456", "PUBLIC_BASE_URL": "https://api.example.com",
+		"METRICS_TOKEN": strings.Repeat("m", 32)}, Options{})
+	require.Equal(t, http.StatusUnauthorized, me(prod), "a dev token is a forged token in production")
+	_, err = os.Stat(prodKeyFile)
+	require.ErrorIs(t, err, os.ErrNotExist, "production never reads or creates the dev key")
+
+	dev := appOn(t, d, map[string]string{"APP_ENV": "development", "DEV_SESSION_KEY_FILE": filepath.Join(dir, "dev.pem")}, Options{})
+	require.Equal(t, http.StatusOK, me(dev), "development without a Clerk key accepts it")
 }

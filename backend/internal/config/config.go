@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -59,6 +60,8 @@ type Config struct {
 	ClerkWebhookSecrets  []string
 	ClerkSecretKey       string
 	ClerkJWTKey          string
+	// DevSessionKeyFile is the local key of `fabrica dev token`; read only in development without a Clerk key.
+	DevSessionKeyFile string
 	// ClerkAuthorizedParties are the origins of our frontends; a session token's azp must be one of them.
 	// Empty accepts any azp (development only: the boot guard requires it when sessions are enabled).
 	ClerkAuthorizedParties []string
@@ -127,6 +130,43 @@ func Load(getenv func(string) string, dotenv string) (Config, error) {
 	return c, nil
 }
 
+// LoadForTool reads the configuration for a command that talks to a server instead of running one
+// (`fabrica dev token`, `trigger`, `seed`): it signs deliveries with the same secrets the server would use,
+// so it loads the same way, except that no database is needed and an unset APP_ENV means development (these
+// are developer tools run from a second shell). An explicit staging or production still runs the boot
+// guard, so pointing a tool at a deployed server needs its real secrets.
+func LoadForTool(getenv func(string) string, dotenv string) (Config, error) {
+	return Load(func(k string) string {
+		v := getenv(k)
+		switch {
+		case v != "":
+			return v
+		case k == "APP_ENV" && !dotenvSets(dotenv, "APP_ENV"):
+			return EnvDevelopment
+		case k == "DATABASE_URL":
+			return "postgres://unused-by-this-command"
+		}
+		return ""
+	}, dotenv)
+}
+
+// dotenvSets reports whether the dotenv file sets key (so the file, not the tool default, decides it).
+func dotenvSets(path, key string) bool {
+	if path == "" {
+		return false
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if k, _, ok := strings.Cut(strings.TrimSpace(line), "="); ok && strings.TrimSpace(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
 func readDotenv(v *viper.Viper, path string) error {
 	if path == "" {
 		return nil
@@ -165,6 +205,7 @@ func build(v *viper.Viper) (Config, error) {
 		ClerkWebhookSecrets:    p.list("CLERK_WEBHOOK_SECRET"),
 		ClerkSecretKey:         p.str("CLERK_SECRET_KEY"),
 		ClerkJWTKey:            p.str("CLERK_JWT_KEY"),
+		DevSessionKeyFile:      p.str("DEV_SESSION_KEY_FILE"),
 		ClerkAuthorizedParties: p.list("CLERK_AUTHORIZED_PARTIES"),
 		PaddleAPIKey:           p.str("PADDLE_API_KEY"),
 		PaddleAPIURL:           p.str("PADDLE_API_URL"),
@@ -197,6 +238,9 @@ var (
 	devCheckoutSecret      = "dev-only-insecure-checkout-signing-secret-0123456789"
 	devUnsubscribeSecret   = "dev-only-insecure-email-unsubscribe-secret-0123456789"
 )
+
+// DevAdminEmail is ADMIN_EMAILS in development when it is empty: the address of `fabrica dev token --admin`.
+const DevAdminEmail = "admin@fabrica.test"
 
 // DevPaddleWebhookSecret and DevClerkWebhookSecret are the development defaults, exported so the
 // `webhook send` dev command can sign deliveries that a local `make run` accepts.
@@ -231,6 +275,10 @@ func (c *Config) fillDevDefaults() {
 		if len(*dst) == 0 || isPlaceholder((*dst)[0]) {
 			*dst = []string{v}
 		}
+	}
+	if c.Env == EnvDevelopment && len(c.AdminEmails) == 0 {
+		// `fabrica dev token --admin` signs in as this address, so the console and admin API work locally.
+		c.AdminEmails = []string{DevAdminEmail}
 	}
 	fill(&c.ClerkSecretKey, "")
 	fill(&c.PaddleAPIKey, "")

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/config"
+	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
+	"github.com/fabrica-saas/fabrica/backend/internal/trigger"
+)
+
+// toolConfig loads the configuration the way the server does, for a command that talks to one.
+func toolConfig(env *environment) (config.Config, error) {
+	return config.LoadForTool(env.getenv, ".env")
+}
+
+// cmdDev is `fabrica dev token [--user ID] [--email EMAIL] [--admin] [--ttl 1h]`: a session token signed
+// by the local dev key, alone on stdout, so TOKEN=$(fabrica dev token) works.
+func cmdDev(_ context.Context, env *environment, args []string) error {
+	if len(args) == 0 || args[0] != "token" {
+		return errors.New("dev: want `dev token [--user ID] [--email EMAIL] [--admin] [--ttl 1h]`")
+	}
+	fs := flag.NewFlagSet("dev token", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	user := fs.String("user", "", "Clerk user id (default "+devauth.DefaultUserID+", or "+devauth.DefaultAdminUserID+" with --admin)")
+	mail := fs.String("email", "", "the session's verified email (default dev@fabrica.test, or the first ADMIN_EMAILS with --admin)")
+	admin := fs.Bool("admin", false, "sign in as an admin (an address of ADMIN_EMAILS)")
+	ttl := fs.Duration("ttl", time.Hour, "lifetime of the token")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	cfg, err := toolConfig(env)
+	if err != nil {
+		return err
+	}
+	if cfg.Env != config.EnvDevelopment {
+		return fmt.Errorf("dev token: only in development (APP_ENV=%s); a dev token is refused anywhere else", cfg.Env)
+	}
+	c := devauth.Claims{UserID: *user, Email: *mail, TTL: *ttl}
+	if c.UserID == "" {
+		c.UserID = devauth.DefaultUserID
+		if *admin {
+			c.UserID = devauth.DefaultAdminUserID
+		}
+	}
+	if c.Email == "" {
+		c.Email = "dev@fabrica.test"
+		if *admin {
+			if len(cfg.AdminEmails) == 0 {
+				return errors.New("dev token --admin: ADMIN_EMAILS is empty")
+			}
+			c.Email = cfg.AdminEmails[0]
+		}
+	}
+	key, err := devauth.LoadOrCreateKey(cfg.DevSessionKeyFile)
+	if err != nil {
+		return err
+	}
+	tok, err := devauth.Token(key, c, time.Now())
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(env.stdout, tok)
+	return err
+}
+
+// cmdTrigger is `fabrica trigger PROVIDER EVENT [flags]`: a realistic signed sample event, posted to a
+// running server; one line per delivery; non-zero exit when any answer is not 2xx.
+func cmdTrigger(ctx context.Context, env *environment, args []string) error {
+	if len(args) < 2 {
+		return fmt.Errorf("trigger: want `trigger PROVIDER EVENT [flags]`; clerk: %v; paddle: %v", trigger.ClerkEvents, trigger.PaddleEvents)
+	}
+	spec := trigger.Spec{Provider: args[0], Event: args[1]}
+	fs := flag.NewFlagSet("trigger", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	url := fs.String("url", "", "server base URL (default http://localhost:$PORT)")
+	fs.StringVar(&spec.User, "user", "", "Clerk user id (default user_dev)")
+	fs.StringVar(&spec.Email, "email", "", "the user's email (default <user>@fabrica.test)")
+	fs.StringVar(&spec.Tier, "tier", "", "paid tier of a Paddle event (default pro)")
+	fs.StringVar(&spec.Subscription, "subscription", "", "Paddle subscription id (default derived from the user)")
+	fs.StringVar(&spec.EventID, "event-id", "", "idempotency key (default: a new one per call)")
+	times := fs.Int("times", 1, "send the same event this many times")
+	concurrency := fs.Int("concurrency", 1, "this many at once")
+	if err := fs.Parse(args[2:]); err != nil {
+		return err
+	}
+	cfg, err := toolConfig(env)
+	if err != nil {
+		return err
+	}
+	b, err := newBuilder(cfg)
+	if err != nil {
+		return err
+	}
+	d, err := b.Build(spec)
+	if err != nil {
+		return err
+	}
+	if *url == "" {
+		*url = "http://localhost:" + strconv.Itoa(cfg.Port)
+	}
+	failed := 0
+	for _, a := range trigger.Send(ctx, &http.Client{}, *url, spec.Provider, d, *times, *concurrency) {
+		if !a.OK() {
+			failed++
+		}
+		if _, err := fmt.Fprintln(env.stdout, a); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("trigger: %d of %d deliveries were not answered 2xx", failed, max(*times, 1))
+	}
+	return nil
+}
+
+func newBuilder(cfg config.Config) (*trigger.Builder, error) {
+	tiers, err := billing.LoadTiers(cfg.TiersFile)
+	if err != nil {
+		return nil, err
+	}
+	return &trigger.Builder{Tiers: tiers, Secrets: trigger.Secrets{Paddle: cfg.PaddleWebhookSecrets[0],
+		Clerk: cfg.ClerkWebhookSecrets[0], Checkout: cfg.CheckoutSigningSecret}}, nil
+}
