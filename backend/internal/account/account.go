@@ -52,7 +52,9 @@ type Deps struct {
 	Ledger  *credits.Service
 	Jobs    Jobs
 	Billing Billing
-	Log     *slog.Logger
+	// Erasures keeps the tombstones of erased users (the same value billing gets).
+	Erasures Erasures
+	Log      *slog.Logger
 }
 
 // Service applies account policy.
@@ -61,13 +63,14 @@ type Service struct {
 	credits *credits.Service
 	mailer  Jobs
 	billing Billing
+	erased  Erasures
 	cfg     Config
 	log     *slog.Logger
 }
 
 // New builds the account service.
 func New(d Deps, cfg Config) *Service {
-	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, cfg: cfg, log: d.Log}
+	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, erased: d.Erasures, cfg: cfg, log: d.Log}
 }
 
 // Audit actions this package writes besides the Clerk event names.

@@ -17,9 +17,10 @@ import (
 
 // EnsureUser returns the user for an authenticated Clerk id, creating the row on first sight: a user can
 // call the API before their user.created webhook arrives (Svix retries for a day). The lazy row gets no
-// signup credits and no welcome email; user.created still brings both, once.
+// signup credits and no welcome email; user.created still brings both, once. An erased user's session
+// (their Clerk identity outlives our erasure) answers ErrErased, which is ErrDeleted: 410, for good.
 func (s *Service) EnsureUser(ctx context.Context, clerkUserID, email string) (models.User, error) {
-	u, err := EnsureUserTx(ctx, s.db, clerkUserID, email)
+	u, err := EnsureUserTx(ctx, s.db, s.erased, clerkUserID, email)
 	if err != nil {
 		return models.User{}, err
 	}
@@ -30,13 +31,24 @@ func (s *Service) EnsureUser(ctx context.Context, clerkUserID, email string) (mo
 }
 
 // EnsureUserTx returns the user with clerkUserID, creating it with email when there is none. A soft-deleted
-// user is returned as it is (DeletedAt set): whether that matters is the caller's policy.
-func EnsureUserTx(ctx context.Context, tx *gorm.DB, clerkUserID, email string) (models.User, error) {
+// user is returned as it is (DeletedAt set): whether that matters is the caller's policy. An erased user
+// is never created again: ErrErased, which fails a caller's webhook delivery (billing's signed checkout
+// data for an erased user is a replay from before the erasure; the archive keeps it as failed).
+func EnsureUserTx(ctx context.Context, tx *gorm.DB, erased Erasures, clerkUserID, email string) (models.User, error) {
 	var u models.User
 	q := tx.WithContext(ctx)
 	// Read first: every authenticated request passes here, and an upsert would write a row version each time.
 	res := q.Where("clerk_user_id = ?", clerkUserID).Limit(1).Find(&u)
 	if res.Error == nil && res.RowsAffected == 0 {
+		// No row: a user not seen yet, or an erased one. A hard delete in progress still shows the read its
+		// row, and it commits the tombstone with the delete, so when the read finds nothing this later
+		// statement sees any tombstone there is.
+		switch gone, err := erased.erasedTx(ctx, q, clerkUserID); {
+		case err != nil:
+			return models.User{}, fmt.Errorf("ensure user: %w", err)
+		case gone:
+			return models.User{}, fmt.Errorf("ensure user: %w", ErrErased)
+		}
 		// DO UPDATE rather than DO NOTHING so RETURNING yields the row a concurrent creator just committed.
 		res = q.Raw(`INSERT INTO users (clerk_user_id, email) VALUES (?, ?)
 			ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE SET clerk_user_id = EXCLUDED.clerk_user_id

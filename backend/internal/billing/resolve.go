@@ -19,7 +19,8 @@ var ErrUnresolvableUser = errors.New("cannot resolve the user of this paddle eve
 // resolveUser finds the user a Paddle entity belongs to, in order of trust:
 //  1. an existing subscription row for subscriptionID (bound earlier);
 //  2. a checkout signature in custom_data — present but invalid is a hard reject, never a fall-through;
-//     a signed user we have not seen yet (their Clerk webhook is still retrying) is created from the signed data;
+//     a signed user we have not seen yet (their Clerk webhook is still retrying) is created from the signed data,
+//     unless they were erased (account.ErrErased fails the delivery: it is a replay from before the erasure);
 //  3. a Paddle customer id we already bound to a user.
 func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, customerID string, cd *customData, priceID string, at time.Time) (uuid.UUID, error) {
 	if subscriptionID != "" {
@@ -31,7 +32,7 @@ func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, 
 		if err := s.signer.Verify(cd.CheckoutSig, cd.ClerkUserID, cd.Email, priceID, at); err != nil {
 			return uuid.Nil, fmt.Errorf("%w (clerk_user_id %q)", err, cd.ClerkUserID)
 		}
-		u, err := account.EnsureUserTx(ctx, tx, cd.ClerkUserID, cd.Email)
+		u, err := account.EnsureUserTx(ctx, tx, s.erased, cd.ClerkUserID, cd.Email)
 		return u.ID, err
 	}
 	if customerID != "" {
