@@ -5,6 +5,7 @@ package account
 
 import (
 	"context"
+	"crypto/cipher"
 	"log/slog"
 	"time"
 
@@ -24,7 +25,8 @@ type Config struct {
 	DashboardURL  string
 	// DeletionGrace is how long a soft-deleted account can be restored by signing in again.
 	DeletionGrace time.Duration
-	// UnsubscribeSecret keys the HMAC of unsubscribe links (EMAIL_UNSUBSCRIBE_SECRET).
+	// UnsubscribeSecret keys unsubscribe links (EMAIL_UNSUBSCRIBE_SECRET): the v2 token cipher is derived
+	// from it, and it is the HMAC key of the v1 tokens still accepted.
 	UnsubscribeSecret string
 	// PublicBaseURL prefixes links in emails.
 	PublicBaseURL string
@@ -52,7 +54,9 @@ type Deps struct {
 	Ledger  *credits.Service
 	Jobs    Jobs
 	Billing Billing
-	Log     *slog.Logger
+	// Erasures keeps the tombstones of erased users (the same value billing gets).
+	Erasures Erasures
+	Log      *slog.Logger
 }
 
 // Service applies account policy.
@@ -61,13 +65,16 @@ type Service struct {
 	credits *credits.Service
 	mailer  Jobs
 	billing Billing
+	erased  Erasures
+	unsub   cipher.AEAD
 	cfg     Config
 	log     *slog.Logger
 }
 
 // New builds the account service.
 func New(d Deps, cfg Config) *Service {
-	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, cfg: cfg, log: d.Log}
+	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, erased: d.Erasures,
+		unsub: newUnsubscribeAEAD(cfg.UnsubscribeSecret), cfg: cfg, log: d.Log}
 }
 
 // Audit actions this package writes besides the Clerk event names.

@@ -108,9 +108,9 @@ func (s *Service) onUserCreated(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 	if err != nil {
 		return err
 	}
-	u, err := upsertUser(ctx, tx, snap)
-	if err != nil || u.deleted {
-		return err // a deleted user is never resurrected by a late event
+	u, err := s.upsertUser(ctx, tx, snap)
+	if err != nil || u.deleted || u.erased {
+		return err // a deleted or erased user is never resurrected by a late event
 	}
 	if snap.consent {
 		if err := recordSignupConsent(ctx, tx, u.id); err != nil {
@@ -143,12 +143,12 @@ func (s *Service) onUserUpdated(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 	if err != nil {
 		return err
 	}
-	_, err = upsertUser(ctx, tx, snap)
+	_, err = s.upsertUser(ctx, tx, snap)
 	return err
 }
 
-// onUserDeleted soft-deletes the user; for a user we never saw it leaves a tombstone, so a user.created
-// delivered late cannot bring the account back.
+// onUserDeleted soft-deletes the user; for a user we never saw it leaves a deleted row, so a user.created
+// delivered late cannot bring the account back. An erased user stays erased: no row at all.
 func (s *Service) onUserDeleted(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
 	var e clerkEvent
 	var d struct {
@@ -161,15 +161,17 @@ func (s *Service) onUserDeleted(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 		return errNoUserID
 	}
 	var ids []uuid.UUID
-	err := tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, deleted_at) VALUES (?, now())
-		ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE SET deleted_at = now(), updated_at = now()
-		WHERE users.deleted_at IS NULL
-		RETURNING id`, d.ID).Scan(&ids).Error
+	erased, err := s.erased.guardTx(ctx, tx, d.ID, func() error {
+		return tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, deleted_at) VALUES (?, now())
+			ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE SET deleted_at = now(), updated_at = now()
+			WHERE users.deleted_at IS NULL
+			RETURNING id`, d.ID).Scan(&ids).Error
+	})
 	if err != nil {
 		return fmt.Errorf("delete user: %w", err)
 	}
-	if len(ids) == 0 {
-		return nil // already deleted
+	if erased || len(ids) == 0 {
+		return nil // erased, or already deleted
 	}
 	if err := s.cancelSubscriptions(ctx, tx, ids[0]); err != nil {
 		return err
@@ -183,30 +185,36 @@ func (s *Service) onUserDeleted(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 type upserted struct {
 	id      uuid.UUID
 	deleted bool
+	// erased: the user was hard-deleted; there is no row and nothing was written.
+	erased bool
 }
 
-// upsertUser applies snap unless the stored state is newer or deleted, and returns the user either way.
-func upsertUser(ctx context.Context, tx *gorm.DB, snap snapshot) (upserted, error) {
+// upsertUser applies snap unless the stored state is newer, deleted or erased, and returns the user either
+// way.
+func (s *Service) upsertUser(ctx context.Context, tx *gorm.DB, snap snapshot) (upserted, error) {
 	var row struct {
 		ID        uuid.UUID
 		DeletedAt *time.Time
 	}
-	err := tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, email, email_verified, clerk_synced_at)
-		VALUES (?, ?, ? <> '', ?)
-		ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE
-		   SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified,
-		       clerk_synced_at = EXCLUDED.clerk_synced_at, updated_at = now()
-		 WHERE users.deleted_at IS NULL
-		   AND (users.clerk_synced_at IS NULL OR users.clerk_synced_at < EXCLUDED.clerk_synced_at)
-		RETURNING id, deleted_at`, snap.clerkID, snap.email, snap.email, snap.at).Scan(&row).Error
-	if err == nil && row.ID == uuid.Nil {
-		// The stored snapshot is newer (or the user is deleted): read it instead of writing.
-		err = tx.WithContext(ctx).Raw(`SELECT id, deleted_at FROM users WHERE clerk_user_id = ?`, snap.clerkID).Scan(&row).Error
-	}
+	erased, err := s.erased.guardTx(ctx, tx, snap.clerkID, func() error {
+		err := tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, email, email_verified, clerk_synced_at)
+			VALUES (?, ?, ? <> '', ?)
+			ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE
+			   SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified,
+			       clerk_synced_at = EXCLUDED.clerk_synced_at, updated_at = now()
+			 WHERE users.deleted_at IS NULL
+			   AND (users.clerk_synced_at IS NULL OR users.clerk_synced_at < EXCLUDED.clerk_synced_at)
+			RETURNING id, deleted_at`, snap.clerkID, snap.email, snap.email, snap.at).Scan(&row).Error
+		if err == nil && row.ID == uuid.Nil {
+			// The stored snapshot is newer (or the user is deleted): read it instead of writing.
+			err = tx.WithContext(ctx).Raw(`SELECT id, deleted_at FROM users WHERE clerk_user_id = ?`, snap.clerkID).Scan(&row).Error
+		}
+		return err
+	})
 	if err != nil {
 		return upserted{}, fmt.Errorf("upsert user: %w", err)
 	}
-	return upserted{id: row.ID, deleted: row.DeletedAt != nil}, nil
+	return upserted{id: row.ID, deleted: row.DeletedAt != nil, erased: erased}, nil
 }
 
 func recordSignupConsent(ctx context.Context, tx *gorm.DB, id uuid.UUID) error {

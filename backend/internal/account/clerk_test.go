@@ -33,6 +33,11 @@ func setup(t *testing.T) *env {
 // apply runs one event's handler in its own committed transaction, as the pipeline would.
 func (e *env) apply(t *testing.T, typ, clerkID, mail string, updatedAt int64) {
 	t.Helper()
+	require.NoError(t, e.tryApply(t, typ, clerkID, mail, updatedAt))
+}
+
+// tryApply is apply returning the handler's error (the transaction then rolls back, as the pipeline's does).
+func (e *env) tryApply(t *testing.T, typ, clerkID, mail string, updatedAt int64) error {
 	data := map[string]any{"id": clerkID}
 	if mail != "" {
 		data["primary_email_address_id"] = "idn_2"
@@ -41,10 +46,12 @@ func (e *env) apply(t *testing.T, typ, clerkID, mail string, updatedAt int64) {
 		data["updated_at"] = updatedAt
 	}
 	payload, err := json.Marshal(map[string]any{"type": typ, "timestamp": updatedAt, "data": data})
-	require.NoError(t, err)
-	require.NoError(t, e.db.Transaction(func(tx *gorm.DB) error {
+	if err != nil {
+		return err
+	}
+	return e.db.Transaction(func(tx *gorm.DB) error {
 		return e.handlers[typ](context.Background(), tx, webhook.Event{Provider: "clerk", ID: "msg", Type: typ, Payload: payload})
-	}))
+	})
 }
 
 type userState struct {

@@ -35,26 +35,32 @@ func (s *Service) SetMarketingConsent(ctx context.Context, a audit.Actor, given 
 	return u, nil
 }
 
-// Unsubscribe withdraws the marketing consent of the user a signed unsubscribe token names, and audits it
-// with the requester's IP. It is idempotent: a repeat, or the token of an erased user, succeeds and writes
-// nothing. A soft-deleted user can still withdraw consent.
+// Unsubscribe withdraws the marketing consent of the user an unsubscribe token names (see
+// unsubscribe.go), and audits it with the requester's IP. It is idempotent: a repeat, or the token of an
+// erased user, succeeds and writes nothing. A soft-deleted user can still withdraw consent.
 func (s *Service) Unsubscribe(ctx context.Context, token, ip string) error {
-	clerkID, err := s.verifyUnsubscribeToken(token)
+	who, err := s.verifyUnsubscribeToken(token)
 	if err != nil {
 		return fmt.Errorf("unsubscribe: %w", err)
 	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		// The condition sits in the UPDATE: of concurrent clicks one changes the row and the others, blocked
-		// on its lock, re-check and match nothing, so there is one audit row per real change.
-		var ids []uuid.UUID
+		// on its lock, re-check and match nothing, so there is one audit row per real change. Exactly one of
+		// the two ids is set; the other is NULL and matches nothing.
+		var rows []struct {
+			ID          uuid.UUID
+			ClerkUserID string
+		}
 		err := tx.Raw(`UPDATE users SET marketing_consent_given = false, marketing_consent_at = now(),
 			marketing_consent_source = ?, updated_at = now()
-			WHERE clerk_user_id = ? AND marketing_consent_given RETURNING id`, ConsentSourceUnsubscribe, clerkID).Scan(&ids).Error
-		if err != nil || len(ids) == 0 {
+			WHERE (id = ? OR clerk_user_id = ?) AND marketing_consent_given RETURNING id, clerk_user_id`,
+			ConsentSourceUnsubscribe, who.userID, who.clerkID).Scan(&rows).Error
+		if err != nil || len(rows) == 0 {
 			return err
 		}
-		by := audit.Actor{UserID: ids[0], ClerkUserID: clerkID, IP: ip}
-		return audit.Write(ctx, tx, by.Entry(ActionUnsubscribed, "user", clerkID, map[string]any{"via": "one_click_link"}))
+		u := rows[0]
+		by := audit.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID, IP: ip}
+		return audit.Write(ctx, tx, by.Entry(ActionUnsubscribed, "user", u.ClerkUserID, map[string]any{"via": "one_click_link"}))
 	})
 	if err != nil {
 		return fmt.Errorf("unsubscribe: %w", err)

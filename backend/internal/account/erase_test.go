@@ -1,7 +1,9 @@
 package account_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -112,4 +114,79 @@ func TestConcurrentHardDeletesEraseEachUserOnce(t *testing.T) {
 	require.Equal(t, users, audits, "one erasure record per user")
 	require.Equal(t, users, distinct)
 	require.Zero(t, left)
+}
+
+// Item 11: the hard delete leaves a tombstone that says nothing about the person: 32 bytes of keyed hash,
+// neither the Clerk id nor its plain hash, and meaningless under any other key.
+func TestItem11TombstoneIsAKeyedHashWithNoPersonalData(t *testing.T) {
+	t.Parallel()
+	svc, db := newService(t, account.Config{DeletionGrace: 30 * day})
+	seedUser(t, db, "user_tomb", time.Now().Add(-31*day))
+	n, err := svc.HardDeleteExpired(context.Background(), time.Now(), 10)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+
+	var rows []struct {
+		ClerkIDHash []byte
+		ErasedAt    time.Time
+	}
+	require.NoError(t, db.Raw(`SELECT clerk_id_hash, erased_at FROM erased_users`).Scan(&rows).Error)
+	require.Len(t, rows, 1)
+	h := rows[0].ClerkIDHash
+	require.Len(t, h, sha256.Size)
+	plain := sha256.Sum256([]byte("user_tomb"))
+	require.NotEqual(t, plain[:], h, "keyed: nobody holding a Clerk id can look it up without the key")
+	require.False(t, bytes.Contains(h, []byte("user_tomb")))
+	require.WithinDuration(t, time.Now(), rows[0].ErasedAt, time.Minute)
+
+	_, err = account.EnsureUserTx(context.Background(), db, account.NewErasures(testErasureKey), "user_tomb", "x@example.com", true)
+	require.ErrorIs(t, err, account.ErrErased)
+	require.ErrorIs(t, err, account.ErrDeleted, "an erased user answers like a deleted one: 410")
+	// Why the key must never rotate: under another key the tombstone no longer matches.
+	u, err := account.EnsureUserTx(context.Background(), db, account.NewErasures("a-rotated-erasure-key-0123456789abcdef"), "user_tomb", "x@example.com", true)
+	require.NoError(t, err)
+	require.Equal(t, "user_tomb", u.ClerkUserID)
+}
+
+// Without a key nothing can be checked, so nothing is created (a wiring mistake fails closed).
+func TestEnsureUserWithoutAnErasureKeyCreatesNothing(t *testing.T) {
+	t.Parallel()
+	_, db := newService(t, account.Config{})
+	_, err := account.EnsureUserTx(context.Background(), db, account.Erasures{}, "user_new", "new@example.com", true)
+	require.ErrorContains(t, err, "erasure tombstone key is not configured")
+	var n int
+	require.NoError(t, db.Raw(`SELECT count(*) FROM users`).Scan(&n).Error)
+	require.Zero(t, n)
+}
+
+// Item 11, the race: a late user.created whose upsert waits on the row lock of a hard delete in progress
+// finds no row to conflict with once the delete commits. It must not insert a fresh user: the delivery
+// fails (everything rolled back) and its retry is a clean no-op.
+func TestItem11UserCreatedRacingTheErasureDoesNotResurrect(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	seedUser(t, e.db, "user_race", time.Now().Add(-31*day))
+
+	// The erasure, held open after its delete and tombstone.
+	eraser := e.db.Begin()
+	require.NoError(t, eraser.Exec(`DELETE FROM users WHERE clerk_user_id = 'user_race'`).Error)
+	require.NoError(t, account.RecordErasureTx(ctx, eraser, account.NewErasures(testErasureKey), "user_race"))
+
+	done := make(chan error, 1)
+	go func() { done <- e.tryApply(t, account.EventUserCreated, "user_race", "race@example.com", 5000) }()
+	require.Eventually(t, func() bool {
+		var waiting int
+		require.NoError(t, e.db.Raw(`SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&waiting).Error)
+		return waiting > 0
+	}, 10*time.Second, 10*time.Millisecond, "the upsert waits on the erasure's row lock")
+	require.NoError(t, eraser.Commit().Error)
+
+	require.ErrorIs(t, <-done, account.ErrErased, "the raced upsert fails the delivery")
+	require.NoError(t, e.tryApply(t, account.EventUserCreated, "user_race", "race@example.com", 5000), "the retry succeeds")
+	var users, grants int
+	require.NoError(t, e.db.Raw(`SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM credit_transactions)`).Row().Scan(&users, &grants))
+	require.Zero(t, users, "no user came back")
+	require.Zero(t, grants)
+	require.Empty(t, e.mailer.Keys(), "no welcome")
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs/jobstest"
 )
 
+const testErasureKey = "account-test-erasure-tombstone-key-0123456789"
+
 func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // newAccounts builds the account service on db the way app does, with the real billing package answering
@@ -23,9 +25,10 @@ func newAccounts(t *testing.T, db *gorm.DB, m *jobstest.Mailer, cfg account.Conf
 	tiers, err := billing.LoadTiers("")
 	require.NoError(t, err)
 	ledger := credits.New(db)
+	erasures := account.NewErasures(testErasureKey)
 	bill := billing.New(billing.Deps{DB: db, Tiers: tiers, Ledger: ledger, Jobs: m,
-		Signer: billing.NewCheckoutSigner("account-test-checkout-secret-0123456789"), Log: discardLog()}, billing.Config{})
-	return account.New(account.Deps{DB: db, Ledger: ledger, Jobs: m, Billing: bill, Log: discardLog()}, cfg)
+		Signer: billing.NewCheckoutSigner("account-test-checkout-secret-0123456789"), Erasures: erasures, Log: discardLog()}, billing.Config{})
+	return account.New(account.Deps{DB: db, Ledger: ledger, Jobs: m, Billing: bill, Erasures: erasures, Log: discardLog()}, cfg)
 }
 
 // verified is the verification object Clerk puts on an address it has verified.

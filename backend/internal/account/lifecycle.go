@@ -76,9 +76,10 @@ const defaultEraseBatch = 100
 
 // HardDeleteExpired erases up to limit users whose soft delete is older than the grace period at now, and
 // returns how many it erased. Each gets a user.hard_deleted audit row first (keyed by clerk_user_id, no
-// personal data); deleting the user cascades to subscriptions and credit_transactions, while audit rows
-// survive (audit_logs.user_id is not a foreign key). FOR UPDATE SKIP LOCKED splits the work between
-// concurrent runs, so several instances never erase, or audit, a user twice.
+// personal data) and a tombstone in erased_users (see Erasures) in the same transaction as the delete, so
+// no late event can recreate the user. Deleting the user cascades to subscriptions and credit_transactions,
+// while audit rows survive (audit_logs.user_id is not a foreign key). FOR UPDATE SKIP LOCKED splits the
+// work between concurrent runs, so several instances never erase, or audit, a user twice.
 func (s *Service) HardDeleteExpired(ctx context.Context, now time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		limit = defaultEraseBatch
@@ -99,6 +100,9 @@ func (s *Service) HardDeleteExpired(ctx context.Context, now time.Time, limit in
 			if err := audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorSystem, Action: ActionHardDeleted,
 				UserID: &v.ID, ResourceType: "user", ResourceID: v.ClerkUserID,
 				Details: map[string]any{"deleted_at": v.DeletedAt.UTC()}}); err != nil {
+				return err
+			}
+			if err := s.erased.recordTx(ctx, tx, v.ClerkUserID); err != nil {
 				return err
 			}
 			ids = append(ids, v.ID)

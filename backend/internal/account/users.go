@@ -20,9 +20,10 @@ import (
 // EnsureUser returns the user for an authenticated Clerk id, creating the row on first sight: a user can
 // call the API before their user.created webhook arrives (Svix retries for a day). The lazy row gets no
 // signup credits and no welcome email; user.created still brings both, once. verified says whether the
-// session vouches for email (its email_verified claim).
+// session vouches for email (its email_verified claim). An erased user's session (their Clerk identity
+// outlives our erasure) answers ErrErased, which is ErrDeleted: 410, for good.
 func (s *Service) EnsureUser(ctx context.Context, clerkUserID, email string, verified bool) (models.User, error) {
-	u, err := EnsureUserTx(ctx, s.db, clerkUserID, email, verified)
+	u, err := EnsureUserTx(ctx, s.db, s.erased, clerkUserID, email, verified)
 	if err != nil {
 		return models.User{}, err
 	}
@@ -36,8 +37,10 @@ func (s *Service) EnsureUser(ctx context.Context, clerkUserID, email string, ver
 // holds a verified address: email is stored when verified vouches for it, and then also fills in a row
 // that has no verified address yet (one created before the address was known, or stored before
 // email_verified existed). It never replaces a verified address: Clerk's snapshots own that. A soft-deleted
-// user is returned as it is (DeletedAt set): whether that matters is the caller's policy.
-func EnsureUserTx(ctx context.Context, tx *gorm.DB, clerkUserID, addr string, verified bool) (models.User, error) {
+// user is returned as it is (DeletedAt set): whether that matters is the caller's policy. An erased user
+// is never created again: ErrErased, which fails a caller's webhook delivery (billing's signed checkout
+// data for an erased user is a replay from before the erasure; the archive keeps it as failed).
+func EnsureUserTx(ctx context.Context, tx *gorm.DB, erased Erasures, clerkUserID, addr string, verified bool) (models.User, error) {
 	addr = email.Fold(addr)
 	if addr == "" || !verified {
 		addr, verified = "", false
@@ -48,6 +51,15 @@ func EnsureUserTx(ctx context.Context, tx *gorm.DB, clerkUserID, addr string, ve
 	res := q.Where("clerk_user_id = ?", clerkUserID).Limit(1).Find(&u)
 	switch {
 	case res.Error == nil && res.RowsAffected == 0:
+		// No row: a user not seen yet, or an erased one. A hard delete in progress still shows the read its
+		// row, and it commits the tombstone with the delete, so when the read finds nothing this later
+		// statement sees any tombstone there is.
+		switch gone, err := erased.erasedTx(ctx, q, clerkUserID); {
+		case err != nil:
+			return models.User{}, fmt.Errorf("ensure user: %w", err)
+		case gone:
+			return models.User{}, fmt.Errorf("ensure user: %w", ErrErased)
+		}
 		// DO UPDATE rather than DO NOTHING so RETURNING yields the row a concurrent creator just committed.
 		res = q.Raw(`INSERT INTO users (clerk_user_id, email, email_verified) VALUES (?, ?, ?)
 			ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE SET clerk_user_id = EXCLUDED.clerk_user_id

@@ -3,8 +3,6 @@ package app
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -173,39 +171,4 @@ func TestExportHoldsOnlyTheCallersData(t *testing.T) {
 	for _, id := range others {
 		require.NotContains(t, rec.Body.String(), id)
 	}
-}
-
-func TestUnsubscribeLink(t *testing.T) {
-	t.Parallel()
-	e := newAPIEnv(t)
-	for _, id := range []string{"user_u", "user_v"} {
-		e.runAccount(t, []accountCase{{"consent " + id, http.MethodPost, consentPath, e.token(t, id), `{"marketing":true}`, http.StatusOK, "", ""}})
-	}
-	links := account.New(account.Deps{}, account.Config{UnsubscribeSecret: e.app.cfg.EmailUnsubscribeSecret, PublicBaseURL: e.app.cfg.PublicBaseURL})
-	path := func(clerkID string) string {
-		u, err := url.Parse(links.UnsubscribeURL(clerkID))
-		require.NoError(t, err)
-		return u.RequestURI()
-	}
-	id, _, _ := strings.Cut(path("user_u"), ".")
-	_, mac, _ := strings.Cut(path("user_v"), ".")
-	e.runAccount(t, []accountCase{
-		{"missing token", http.MethodGet, unsubPath, "", "", http.StatusUnauthorized, "unauthorized", ""},
-		{"garbage token", http.MethodPost, unsubPath + "?t=abc.def", "", "", http.StatusUnauthorized, "unauthorized", ""},
-		{"moved token", http.MethodGet, id + "." + mac, "", "", http.StatusUnauthorized, "unauthorized", ""},
-		{"get", http.MethodGet, path("user_u"), "", "", http.StatusOK, "", `"status":"unsubscribed"`},
-		{"get again", http.MethodGet, path("user_u"), "", "", http.StatusOK, "", ""},
-	})
-	// RFC 8058 one-click: the mail provider POSTs a form body to the same URL, without any session.
-	req := httptest.NewRequest(http.MethodPost, path("user_v"), strings.NewReader("List-Unsubscribe=One-Click"))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	rec := httptest.NewRecorder()
-	e.app.Echo().ServeHTTP(rec, req)
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-
-	var consenting int
-	require.NoError(t, e.db.Gorm.Raw(`SELECT count(*) FROM users WHERE marketing_consent_given`).Scan(&consenting).Error)
-	require.Zero(t, consenting)
-	require.Equal(t, []string{`{"via": "one_click_link"}`, `{"via": "one_click_link"}`}, e.accountAudits(t, account.ActionUnsubscribed),
-		"one row per user: the repeat writes nothing")
 }

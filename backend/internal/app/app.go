@@ -118,10 +118,13 @@ func (a *App) wire() error {
 	if err != nil {
 		return err
 	}
+	// One tombstone keeper for both creators of users, so they hash with the same key by construction.
+	erasures := account.NewErasures(cfg.ErasureTombstoneKey)
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
-		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Log: a.log},
+		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Erasures: erasures, Log: a.log},
 		billing.Config{AppName: cfg.AppName})
-	a.accounts = account.New(account.Deps{DB: a.db, Ledger: a.ledger, Jobs: queue, Billing: a.billing, Log: a.log},
+	a.accounts = account.New(account.Deps{DB: a.db, Ledger: a.ledger, Jobs: queue, Billing: a.billing,
+		Erasures: erasures, Log: a.log},
 		account.Config{
 			SignupCredits: tiers.Free().SignupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
 			DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,

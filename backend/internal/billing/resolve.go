@@ -19,7 +19,8 @@ var ErrUnresolvableUser = errors.New("cannot resolve the user of this paddle eve
 // resolveUser finds the user a Paddle entity belongs to, in order of trust:
 //  1. an existing subscription row for subscriptionID (bound earlier);
 //  2. a checkout signature in custom_data — present but invalid is a hard reject, never a fall-through;
-//     a signed user we have not seen yet (their Clerk webhook is still retrying) is created from the signed data;
+//     a signed user we have not seen yet (their Clerk webhook is still retrying) is created from the signed data,
+//     unless they were erased (account.ErrErased fails the delivery: it is a replay from before the erasure);
 //  3. a Paddle customer id bound to a user by our own API call (users.paddle_customer_id) — never "the first
 //     user ever stored with this customer id", which a payload could have handed us.
 func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, customerID string, cd *customData, priceID string, at time.Time) (uuid.UUID, error) {
@@ -34,7 +35,7 @@ func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, 
 		}
 		// Checkout signs only the user's verified address (Checkout refuses to sign without one), so a valid
 		// signature vouches for it like Clerk does.
-		u, err := account.EnsureUserTx(ctx, tx, cd.ClerkUserID, cd.Email, true)
+		u, err := account.EnsureUserTx(ctx, tx, s.erased, cd.ClerkUserID, cd.Email, true)
 		return u.ID, err
 	}
 	if customerID != "" {

@@ -7,6 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 )
 
@@ -29,7 +30,9 @@ type Deps struct {
 	Jobs   Mailer
 	Signer *CheckoutSigner
 	API    PaddleAPI
-	Log    *slog.Logger
+	// Erasures lets a user be created from signed checkout data only if it was never erased.
+	Erasures account.Erasures
+	Log      *slog.Logger
 }
 
 // Service applies billing policy.
@@ -39,6 +42,7 @@ type Service struct {
 	credits *credits.Service
 	mailer  Mailer
 	signer  *CheckoutSigner
+	erased  account.Erasures
 	cfg     Config
 	log     *slog.Logger
 	now     func() time.Time
@@ -48,7 +52,7 @@ type Service struct {
 // New builds the billing service.
 func New(d Deps, cfg Config) *Service {
 	return &Service{db: d.DB, tiers: d.Tiers, credits: d.Ledger, mailer: d.Jobs, signer: d.Signer, api: d.API,
-		cfg: cfg, log: d.Log, now: time.Now}
+		erased: d.Erasures, cfg: cfg, log: d.Log, now: time.Now}
 }
 
 // Tiers returns the tier table.

@@ -83,6 +83,9 @@ type Config struct {
 
 	// AccountDeletionGrace is how long a soft-deleted account can be restored before the daily job erases it.
 	AccountDeletionGrace time.Duration
+	// ErasureTombstoneKey keys the hash of an erased user's Clerk id (erased_users). Never rotate it: the
+	// tombstones written under the old key would no longer match, and late events could recreate the users.
+	ErasureTombstoneKey string
 	// CreditsOrphanAfter is when a deduct with neither completion nor failure is refunded by the reconciler.
 	CreditsOrphanAfter time.Duration
 	// WebhookArchiveRetention bounds webhook_events; processed_webhook_events is kept forever.
@@ -221,6 +224,7 @@ func build(v *viper.Viper) (Config, error) {
 		PublicBaseURL:          strings.TrimRight(p.str("PUBLIC_BASE_URL"), "/"),
 
 		AccountDeletionGrace:    p.duration("ACCOUNT_DELETION_GRACE"),
+		ErasureTombstoneKey:     p.str("ERASURE_TOMBSTONE_KEY"),
 		CreditsOrphanAfter:      p.duration("CREDITS_ORPHAN_AFTER"),
 		WebhookArchiveRetention: p.duration("WEBHOOK_ARCHIVE_RETENTION"),
 		RateLimitPerMinute:      p.integer("RATE_LIMIT_PER_MINUTE"),
@@ -237,6 +241,7 @@ var (
 	devClerkWebhookSecret  = "whsec_" + base64.StdEncoding.EncodeToString([]byte("dev-only-insecure-clerk-webhook-secret"))
 	devCheckoutSecret      = "dev-only-insecure-checkout-signing-secret-0123456789"
 	devUnsubscribeSecret   = "dev-only-insecure-email-unsubscribe-secret-0123456789"
+	devErasureKey          = "dev-only-insecure-erasure-tombstone-key-0123456789"
 )
 
 // DevAdminEmail is ADMIN_EMAILS in development when it is empty: the address of `fabrica dev token --admin`.
@@ -286,6 +291,7 @@ func (c *Config) fillDevDefaults() {
 	fillList(&c.ClerkWebhookSecrets, devClerkWebhookSecret)
 	fill(&c.CheckoutSigningSecret, devCheckoutSecret)
 	fill(&c.EmailUnsubscribeSecret, devUnsubscribeSecret)
+	fill(&c.ErasureTombstoneKey, devErasureKey)
 }
 
 // Validate checks the values that are wrong in every environment. Deployed environments additionally pass

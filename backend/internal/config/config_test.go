@@ -58,6 +58,7 @@ func TestDevelopmentDefaults(t *testing.T) {
 	require.Equal(t, []string{DevPaddleWebhookSecret}, c.PaddleWebhookSecrets)
 	require.Equal(t, []string{DevClerkWebhookSecret}, c.ClerkWebhookSecrets)
 	require.GreaterOrEqual(t, len(c.CheckoutSigningSecret), minHMACKeyLen)
+	require.GreaterOrEqual(t, len(c.ErasureTombstoneKey), minHMACKeyLen)
 	require.Equal(t, "log", c.EmailDriver)
 }
 
@@ -113,6 +114,7 @@ func productionEnv() map[string]string {
 		"PADDLE_API_KEY":           "pdl_live_apikey_01abcdefghijklmnopqrstuvwx",
 		"CHECKOUT_SIGNING_SECRET":  strings.Repeat("c", 32),
 		"EMAIL_UNSUBSCRIBE_SECRET": strings.Repeat("u", 40),
+		"ERASURE_TOMBSTONE_KEY":    strings.Repeat("e", 32),
 		"EMAIL_DRIVER":             "resend",
 		"RESEND_API_KEY":           "re_live_123456",
 		"CORS_ORIGINS":             "https://app.example.com",
@@ -154,6 +156,9 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"missing unsubscribe secret", map[string]string{"EMAIL_UNSUBSCRIBE_SECRET": ""}, "EMAIL_UNSUBSCRIBE_SECRET"},
 		{"short unsubscribe secret", map[string]string{"EMAIL_UNSUBSCRIBE_SECRET": "short"}, "EMAIL_UNSUBSCRIBE_SECRET"},
 		{"dev default unsubscribe secret", map[string]string{"EMAIL_UNSUBSCRIBE_SECRET": devUnsubscribeSecret}, "EMAIL_UNSUBSCRIBE_SECRET"},
+		{"missing erasure tombstone key", map[string]string{"ERASURE_TOMBSTONE_KEY": ""}, "ERASURE_TOMBSTONE_KEY"},
+		{"short erasure tombstone key", map[string]string{"ERASURE_TOMBSTONE_KEY": strings.Repeat("e", 31)}, "ERASURE_TOMBSTONE_KEY"},
+		{"dev default erasure tombstone key", map[string]string{"ERASURE_TOMBSTONE_KEY": devErasureKey}, "ERASURE_TOMBSTONE_KEY"},
 		{"dev default clerk webhook secret", map[string]string{"CLERK_WEBHOOK_SECRET": devClerkWebhookSecret}, "CLERK_WEBHOOK_SECRET"},
 		{"no clerk session key", map[string]string{"CLERK_SECRET_KEY": ""}, "CLERK_SECRET_KEY"},
 		{"placeholder jwt key", map[string]string{"CLERK_JWT_KEY": "your-pem-here"}, "CLERK_JWT_KEY"},

@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// minHMACKeyLen is the shortest key we accept for HMACs we own (checkout and unsubscribe tokens): 32 bytes,
+// minHMACKeyLen is the shortest key we accept for HMACs we own (checkout and unsubscribe tokens, erasure
+// tombstones): 32 bytes,
 // as `openssl rand -hex 32` or secrets.token_urlsafe(32) produce.
 const minHMACKeyLen = 32
 
@@ -24,6 +25,7 @@ func (c Config) Guard() error {
 		{"PADDLE_API_KEY", single(c.PaddleAPIKey)},
 		{"CHECKOUT_SIGNING_SECRET", single(c.CheckoutSigningSecret)},
 		{"EMAIL_UNSUBSCRIBE_SECRET", single(c.EmailUnsubscribeSecret)},
+		{"ERASURE_TOMBSTONE_KEY", single(c.ErasureTombstoneKey)},
 	} {
 		if err := requireSecret(s.name, s.values); err != nil {
 			return err
@@ -32,6 +34,7 @@ func (c Config) Guard() error {
 	for _, s := range []struct{ name, value string }{
 		{"CHECKOUT_SIGNING_SECRET", c.CheckoutSigningSecret},
 		{"EMAIL_UNSUBSCRIBE_SECRET", c.EmailUnsubscribeSecret},
+		{"ERASURE_TOMBSTONE_KEY", c.ErasureTombstoneKey},
 	} {
 		if len(s.value) < minHMACKeyLen {
 			return fieldErr(s.name, "must be at least %d characters (generate one with: openssl rand -hex 32)", minHMACKeyLen)
@@ -182,6 +185,7 @@ func (c Config) Redacted() []slog.Attr {
 		slog.String("metrics_token", mask(c.MetricsToken)),
 		slog.Int("trusted_proxies", len(c.TrustedProxies)),
 		slog.String("public_base_url", c.PublicBaseURL),
+		slog.String("erasure_tombstone_key", mask(c.ErasureTombstoneKey)),
 	}
 }
 

@@ -50,6 +50,7 @@ var Keys = []Key{
 	{Name: "ADMIN_CLERK_USER_IDS"},
 	{Name: "PUBLIC_BASE_URL", Default: "http://localhost:8080"},
 	{Name: "ACCOUNT_DELETION_GRACE", Default: "720h"},
+	{Name: "ERASURE_TOMBSTONE_KEY", Secret: true},
 	{Name: "CREDITS_ORPHAN_AFTER", Default: "5m"},
 	{Name: "WEBHOOK_ARCHIVE_RETENTION", Default: "2160h"},
 	{Name: "RATE_LIMIT_PER_MINUTE", Default: "120"},

@@ -122,15 +122,6 @@ func (h *accountHandler) consent(c echo.Context) error {
 	return c.JSON(http.StatusOK, toConsentView(u))
 }
 
-// unsubscribe serves the one-click link: GET from a browser, POST from a mail provider (RFC 8058, whose
-// form body carries nothing we need). The token in the query is the only authentication.
-func (h *accountHandler) unsubscribe(c echo.Context) error {
-	if err := h.accounts.Unsubscribe(c.Request().Context(), c.QueryParam("t"), c.RealIP()); err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "unsubscribed"})
-}
-
 type exportUser struct {
 	ID          uuid.UUID   `json:"id"`
 	ClerkUserID string      `json:"clerk_user_id"`

@@ -112,8 +112,9 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	authed.DELETE("/account/me", a.deleteMe)
 	authed.GET("/account/me/export", a.export)
 	authed.POST("/account/me/consent", a.consent)
-	// Public: the HMAC token in the query is the authentication (RFC 8058 one-click needs POST too).
-	api.GET("/email/unsubscribe", a.unsubscribe)
+	// Public: the token in the query is the authentication. GET only shows a confirmation page (link
+	// scanners follow GETs); POST acts (RFC 8058 one-click, or the page's button). See unsubscribe.go.
+	api.GET("/email/unsubscribe", a.confirmUnsubscribe)
 	api.POST("/email/unsubscribe", a.unsubscribe)
 
 	cr := &creditsHandler{credits: deps.Credits}
