@@ -22,7 +22,7 @@ func newAccounts(t *testing.T, db *gorm.DB, m *jobstest.Mailer, cfg account.Conf
 	t.Helper()
 	tiers, err := billing.LoadTiers("")
 	require.NoError(t, err)
-	ledger := credits.New(db)
+	ledger := credits.New(db, credits.Config{})
 	bill := billing.New(billing.Deps{DB: db, Tiers: tiers, Ledger: ledger, Jobs: m,
 		Signer: billing.NewCheckoutSigner("account-test-checkout-secret-0123456789"), Log: discardLog()}, billing.Config{})
 	return account.New(account.Deps{DB: db, Ledger: ledger, Jobs: m, Billing: bill, Log: discardLog()}, cfg)

@@ -115,7 +115,7 @@ func (a *App) wire() error {
 		return fmt.Errorf("config: CLERK_JWT_KEY / CLERK_SECRET_KEY: %w", err)
 	}
 
-	a.ledger = credits.New(a.db)
+	a.ledger = credits.New(a.db, credits.Config{DefaultExpiresIn: cfg.CreditsOrphanAfter})
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
 		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Log: a.log},
 		billing.Config{AppName: cfg.AppName})

@@ -69,9 +69,9 @@ func TestCreditsAPI(t *testing.T) {
 		{"spend again", http.MethodPost, spendPath, alice, `{"amount":4,"job_id":"job-a","reason":"summarise"}`, 200, ""},
 		{"same job other amount", http.MethodPost, spendPath, alice, `{"amount":5,"job_id":"job-a"}`, 409, "job_conflict"},
 		{"insufficient", http.MethodPost, spendPath, alice, `{"amount":7,"job_id":"job-big"}`, 402, "insufficient_credits"},
-		{"other user's job_id on spend", http.MethodPost, spendPath, bob, `{"amount":4,"job_id":"job-a"}`, 409, "job_conflict"},
 		{"other user completes", http.MethodPost, jobsPath + "job-a/complete", bob, ``, 404, "not_found"},
 		{"other user fails", http.MethodPost, jobsPath + "job-a/fail", bob, ``, 404, "not_found"},
+		{"other user's job_id is their own job", http.MethodPost, spendPath, bob, `{"amount":4,"job_id":"job-a"}`, 201, ""},
 		{"complete unknown job", http.MethodPost, jobsPath + "no-such-job/complete", alice, ``, 404, "not_found"},
 		{"fail unknown job", http.MethodPost, jobsPath + "no-such-job/fail", alice, ``, 404, "not_found"},
 		{"complete", http.MethodPost, jobsPath + "job-a/complete", alice, ``, 200, ""},
@@ -90,11 +90,11 @@ func TestCreditsAPI(t *testing.T) {
 		}
 	}
 	require.Equal(t, 6, e.creditBalance(t, "user_alice"), "10 - 4 (job-a) - 3 (job/b) + 3 (job/b refunded)")
-	require.Equal(t, 5, e.creditBalance(t, "user_bob"))
+	require.Equal(t, 1, e.creditBalance(t, "user_bob"))
 	require.Zero(t, e.ledgerInt(t, `SELECT count(*) FROM credit_transactions WHERE job_id = 'job-big'`), "a 402 writes nothing")
 	var actions []string
 	require.NoError(t, e.db.Gorm.Raw(`SELECT action FROM audit_logs WHERE action LIKE 'credits.%' ORDER BY created_at`).Scan(&actions).Error)
-	require.Equal(t, []string{"credits.spent", "credits.job_completed", "credits.spent", "credits.job_failed"}, actions)
+	require.Equal(t, []string{"credits.spent", "credits.spent", "credits.job_completed", "credits.spent", "credits.job_failed"}, actions)
 }
 
 type movementJSON struct {

@@ -74,7 +74,8 @@ type Config struct {
 
 	// AccountDeletionGrace is how long a soft-deleted account can be restored before the daily job erases it.
 	AccountDeletionGrace time.Duration
-	// CreditsOrphanAfter is when a deduct with neither completion nor failure is refunded by the reconciler.
+	// CreditsOrphanAfter is the default expires_in of a spend: when the reconciler refunds a deduct with
+	// neither completion nor failure, unless the spend named its own window (1s..24h).
 	CreditsOrphanAfter time.Duration
 	// WebhookArchiveRetention bounds webhook_events; processed_webhook_events is kept forever.
 	WebhookArchiveRetention time.Duration
@@ -262,6 +263,10 @@ func (c Config) Validate() error {
 	}
 	if _, err := url.Parse(c.PublicBaseURL); err != nil || !strings.HasPrefix(c.PublicBaseURL, "http") {
 		return fieldErr("PUBLIC_BASE_URL", "must be an absolute http(s) URL")
+	}
+	// The ledger bounds every spend's expires_in to 1s..24h (credits.MinExpiresIn/MaxExpiresIn), the default too.
+	if c.CreditsOrphanAfter < time.Second || c.CreditsOrphanAfter > 24*time.Hour {
+		return fieldErr("CREDITS_ORPHAN_AFTER", "must be between 1s and 24h")
 	}
 	if c.Deployed() {
 		return c.Guard()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -59,6 +60,7 @@ func TestDevelopmentDefaults(t *testing.T) {
 	require.Equal(t, []string{DevClerkWebhookSecret}, c.ClerkWebhookSecrets)
 	require.GreaterOrEqual(t, len(c.CheckoutSigningSecret), minHMACKeyLen)
 	require.Equal(t, "log", c.EmailDriver)
+	require.Equal(t, 15*time.Minute, c.CreditsOrphanAfter, "the default expires_in of a spend")
 }
 
 func TestDevelopmentAcceptsACopiedEnvExample(t *testing.T) {
@@ -188,6 +190,7 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 	for name, value := range map[string]string{
 		"APP_ENV": "prod", "PORT": "http", "DB_MAX_CONNS": "0", "LOG_LEVEL": "loud", "LOG_FORMAT": "xml",
 		"EMAIL_DRIVER": "pigeon", "SHUTDOWN_TIMEOUT": "soon", "DB_SIMPLE_PROTOCOL": "maybe",
+		"CREDITS_ORPHAN_AFTER": "25h",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -45,7 +45,7 @@ var Keys = []Key{
 	{Name: "ADMIN_EMAILS"},
 	{Name: "PUBLIC_BASE_URL", Default: "http://localhost:8080"},
 	{Name: "ACCOUNT_DELETION_GRACE", Default: "720h"},
-	{Name: "CREDITS_ORPHAN_AFTER", Default: "5m"},
+	{Name: "CREDITS_ORPHAN_AFTER", Default: "15m"},
 	{Name: "WEBHOOK_ARCHIVE_RETENTION", Default: "2160h"},
 	{Name: "RATE_LIMIT_PER_MINUTE", Default: "120"},
 	{Name: "METRICS_TOKEN", Secret: true},

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -27,18 +28,24 @@ var creditsErrors = []sentinel{
 	{credits.ErrJobConflict, http.StatusConflict, "job_conflict", "job_id already used for a different operation"},
 	{credits.ErrNoDeduct, http.StatusNotFound, "not_found", "no credit deduction for this job"},
 	{credits.ErrJobFinished, http.StatusConflict, "job_finished", "the job already finished with the other outcome"},
+	{credits.ErrInvalidExpiry, http.StatusUnprocessableEntity, "validation_failed",
+		"expires_in must be a whole number of seconds from 1 to 86400"},
 }
 
 type spendRequest struct {
 	Amount int    `json:"amount"`
 	JobID  string `json:"job_id"`
 	Reason string `json:"reason"`
+	// ExpiresIn (seconds) is how long the job may run before the reconciler refunds it; absent: the default.
+	ExpiresIn *int64 `json:"expires_in"`
 }
 
 type spendResponse struct {
 	Movement   movementView `json:"movement"`
 	Balance    int          `json:"balance"`
 	Idempotent bool         `json:"idempotent"`
+	// ExpiresAt is when the deduct is refunded unless a worker reports the job's outcome first.
+	ExpiresAt *time.Time `json:"expires_at"`
 }
 
 type failRequest struct {
@@ -69,7 +76,8 @@ func (h *creditsHandler) spend(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	m, balance, created, err := h.credits.Spend(c.Request().Context(), actorOf(c), req.Amount, req.JobID, req.Reason)
+	m, balance, created, err := h.credits.Spend(c.Request().Context(), actorOf(c), req.Amount, req.JobID, req.Reason,
+		expiresIn(req.ExpiresIn))
 	if err != nil {
 		return err
 	}
@@ -77,7 +85,22 @@ func (h *creditsHandler) spend(c echo.Context) error {
 	if created {
 		status = http.StatusCreated
 	}
-	return c.JSON(status, spendResponse{Movement: toMovementView(m), Balance: balance, Idempotent: !created})
+	return c.JSON(status, spendResponse{Movement: toMovementView(m), Balance: balance, Idempotent: !created, ExpiresAt: m.ExpiresAt})
+}
+
+// expiresIn turns the body's seconds into the ledger's window: absent is 0 (the default). Values outside
+// the ledger's bounds map to a window the ledger refuses (ErrInvalidExpiry), an explicit 0 included, and
+// the multiplication cannot overflow into range.
+func expiresIn(seconds *int64) time.Duration {
+	switch {
+	case seconds == nil:
+		return 0
+	case *seconds < 1:
+		return -1
+	case *seconds > int64(credits.MaxExpiresIn/time.Second):
+		return credits.MaxExpiresIn + time.Second
+	}
+	return time.Duration(*seconds) * time.Second
 }
 
 func (h *creditsHandler) complete(c echo.Context) error {
