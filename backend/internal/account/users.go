@@ -29,6 +29,19 @@ func (s *Service) EnsureUser(ctx context.Context, clerkUserID, email string) (mo
 	return u, nil
 }
 
+// LiveUser returns the user with internal id id for a trusted caller acting on their behalf (a worker
+// spending for a user): db.ErrNotFound when there is none, ErrDeleted when the account is soft-deleted.
+func (s *Service) LiveUser(ctx context.Context, id uuid.UUID) (models.User, error) {
+	u, err := UserTx(ctx, s.db, id)
+	if err != nil {
+		return models.User{}, err
+	}
+	if u.DeletedAt != nil {
+		return models.User{}, ErrDeleted
+	}
+	return u, nil
+}
+
 // EnsureUserTx returns the user with clerkUserID, creating it with email when there is none. A soft-deleted
 // user is returned as it is (DeletedAt set): whether that matters is the caller's policy.
 func EnsureUserTx(ctx context.Context, tx *gorm.DB, clerkUserID, email string) (models.User, error) {

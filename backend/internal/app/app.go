@@ -141,6 +141,7 @@ func (a *App) wire() error {
 		AdminEmails:         cfg.AdminEmails,
 		RateLimitPerMinute:  cfg.RateLimitPerMinute,
 		MetricsToken:        cfg.MetricsToken,
+		WorkerAPIKeys:       cfg.WorkerAPIKeys,
 		CORSOrigins:         cfg.CORSOrigins,
 		MaxBodyBytes:        cfg.HTTPMaxBodyBytes,
 		WebhookMaxBodyBytes: cfg.WebhookMaxBodyBytes,

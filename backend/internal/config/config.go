@@ -77,6 +77,9 @@ type Config struct {
 	// CreditsOrphanAfter is the default expires_in of a spend: when the reconciler refunds a deduct with
 	// neither completion nor failure, unless the spend named its own window (1s..24h).
 	CreditsOrphanAfter time.Duration
+	// WorkerAPIKeys are the service keys of the trusted side that reports job outcomes (complete, fail)
+	// and may spend for a user. A list so a key can rotate; empty: nobody can report an outcome.
+	WorkerAPIKeys []string
 	// WebhookArchiveRetention bounds webhook_events; processed_webhook_events is kept forever.
 	WebhookArchiveRetention time.Duration
 	// RateLimitPerMinute is each user's API budget (429 with Retry-After beyond); 0 disables it.
@@ -171,6 +174,7 @@ func build(v *viper.Viper) (Config, error) {
 
 		AccountDeletionGrace:    p.duration("ACCOUNT_DELETION_GRACE"),
 		CreditsOrphanAfter:      p.duration("CREDITS_ORPHAN_AFTER"),
+		WorkerAPIKeys:           p.list("WORKER_API_KEYS"),
 		WebhookArchiveRetention: p.duration("WEBHOOK_ARCHIVE_RETENTION"),
 		RateLimitPerMinute:      p.integer("RATE_LIMIT_PER_MINUTE"),
 		MetricsToken:            p.str("METRICS_TOKEN"),
@@ -185,6 +189,7 @@ var (
 	devClerkWebhookSecret  = "whsec_" + base64.StdEncoding.EncodeToString([]byte("dev-only-insecure-clerk-webhook-secret"))
 	devCheckoutSecret      = "dev-only-insecure-checkout-signing-secret-0123456789"
 	devUnsubscribeSecret   = "dev-only-insecure-email-unsubscribe-secret-0123456789"
+	devWorkerAPIKey        = "dev-only-insecure-worker-api-key-0123456789"
 )
 
 // DevPaddleWebhookSecret and DevClerkWebhookSecret are the development defaults, exported so the
@@ -227,6 +232,14 @@ func (c *Config) fillDevDefaults() {
 	fillList(&c.ClerkWebhookSecrets, devClerkWebhookSecret)
 	fill(&c.CheckoutSigningSecret, devCheckoutSecret)
 	fill(&c.EmailUnsubscribeSecret, devUnsubscribeSecret)
+	// A worker key authenticates whoever holds it, so the dev key exists in development only (make run can
+	// report job outcomes with it); in test only a key the test sets works. A placeholder never does.
+	if len(c.WorkerAPIKeys) > 0 && isPlaceholder(c.WorkerAPIKeys[0]) {
+		c.WorkerAPIKeys = nil
+	}
+	if len(c.WorkerAPIKeys) == 0 && c.Env == EnvDevelopment {
+		c.WorkerAPIKeys = []string{devWorkerAPIKey}
+	}
 }
 
 // Validate checks the values that are wrong in every environment. Deployed environments additionally pass

@@ -150,6 +150,10 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"cors loopback ip", map[string]string{"CORS_ORIGINS": "http://127.0.0.1:5173"}, "CORS_ORIGINS"},
 		{"public url localhost", map[string]string{"PUBLIC_BASE_URL": "http://localhost:8080"}, "PUBLIC_BASE_URL"},
 		{"missing database url", map[string]string{"DATABASE_URL": ""}, "DATABASE_URL"},
+		{"short worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 31)}, "WORKER_API_KEYS"},
+		{"short second worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 40) + ",short"}, "WORKER_API_KEYS"},
+		{"placeholder worker key", map[string]string{"WORKER_API_KEYS": "change-me-worker-api-key-32-chars-minimum"}, "WORKER_API_KEYS"},
+		{"dev default worker key", map[string]string{"WORKER_API_KEYS": devWorkerAPIKey}, "WORKER_API_KEYS"},
 	}
 	for _, env := range []string{EnvProduction, EnvStaging} {
 		for _, tc := range cases {
@@ -183,6 +187,34 @@ func TestBootGuardRefusesEveryEnvExamplePlaceholder(t *testing.T) {
 			requireField(t, err, k.Name)
 		})
 	}
+}
+
+// Item 4: job outcomes are reported with a service key. Deployed environments accept only real keys (none
+// is allowed: nobody can then report an outcome); the dev key exists in development only, and a
+// placeholder copied from .env.example authenticates nowhere.
+func TestItem4WorkerKeys(t *testing.T) {
+	t.Parallel()
+	e := productionEnv()
+	e["WORKER_API_KEYS"] = strings.Repeat("a", 32) + ", " + strings.Repeat("b", 64)
+	c, err := Load(mapEnv(e), "")
+	require.NoError(t, err)
+	require.Equal(t, []string{strings.Repeat("a", 32), strings.Repeat("b", 64)}, c.WorkerAPIKeys)
+	c, err = Load(mapEnv(productionEnv()), "")
+	require.NoError(t, err)
+	require.Empty(t, c.WorkerAPIKeys)
+
+	dev := map[string]string{"DATABASE_URL": "postgres://x@localhost/db"}
+	c, err = Load(mapEnv(dev), "")
+	require.NoError(t, err)
+	require.Equal(t, []string{devWorkerAPIKey}, c.WorkerAPIKeys)
+	dev["APP_ENV"] = EnvTest
+	c, err = Load(mapEnv(dev), "")
+	require.NoError(t, err)
+	require.Empty(t, c.WorkerAPIKeys, "no dev key outside development")
+	dev["WORKER_API_KEYS"] = "change-me-worker-api-key-32-chars-minimum"
+	c, err = Load(mapEnv(dev), "")
+	require.NoError(t, err)
+	require.Empty(t, c.WorkerAPIKeys, "a placeholder is no key")
 }
 
 func TestInvalidValuesNameTheVariable(t *testing.T) {

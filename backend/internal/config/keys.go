@@ -46,6 +46,7 @@ var Keys = []Key{
 	{Name: "PUBLIC_BASE_URL", Default: "http://localhost:8080"},
 	{Name: "ACCOUNT_DELETION_GRACE", Default: "720h"},
 	{Name: "CREDITS_ORPHAN_AFTER", Default: "15m"},
+	{Name: "WORKER_API_KEYS", Secret: true},
 	{Name: "WEBHOOK_ARCHIVE_RETENTION", Default: "2160h"},
 	{Name: "RATE_LIMIT_PER_MINUTE", Default: "120"},
 	{Name: "METRICS_TOKEN", Secret: true},

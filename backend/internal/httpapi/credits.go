@@ -7,17 +7,21 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 )
 
-// creditsHandler serves metered work: a client spends credits for a job before doing it, then reports the
-// job completed or failed. A failure refunds; a job never reported is refunded by the orphan reconciler.
+// creditsHandler serves metered work: a client (the user's session, or a worker for the user) spends
+// credits for a job before it runs; the worker that ran it reports it completed or failed. A failure
+// refunds; a job never reported is refunded by the orphan reconciler at its deadline.
 type creditsHandler struct {
 	credits *credits.Service
+	users   *account.Service
 }
 
 // creditsErrors: the ledger's sentinels. A job has one outcome: completing a failed (or already refunded)
-// job, or failing a completed one, is a 409 rather than a silent no-op, so a client bug that reports both
+// job, or failing a completed one, is a 409 rather than a silent no-op, so a worker bug that reports both
 // shows up.
 var creditsErrors = []sentinel{
 	{credits.ErrInsufficient, http.StatusPaymentRequired, "insufficient_credits", "not enough credits"},
@@ -38,6 +42,8 @@ type spendRequest struct {
 	Reason string `json:"reason"`
 	// ExpiresIn (seconds) is how long the job may run before the reconciler refunds it; absent: the default.
 	ExpiresIn *int64 `json:"expires_in"`
+	// UserID names the user a worker spends for; a session must not send it.
+	UserID *string `json:"user_id"`
 }
 
 type spendResponse struct {
@@ -48,8 +54,14 @@ type spendResponse struct {
 	ExpiresAt *time.Time `json:"expires_at"`
 }
 
+// completeRequest and failRequest come from a worker, which names the job's user.
+type completeRequest struct {
+	UserID *string `json:"user_id"`
+}
+
 type failRequest struct {
-	Reason string `json:"reason"`
+	UserID *string `json:"user_id"`
+	Reason string  `json:"reason"`
 }
 
 type completeResponse struct {
@@ -76,7 +88,11 @@ func (h *creditsHandler) spend(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	m, balance, created, err := h.credits.Spend(c.Request().Context(), actorOf(c), req.Amount, req.JobID, req.Reason,
+	a, err := h.spender(c, req.UserID)
+	if err != nil {
+		return err
+	}
+	m, balance, created, err := h.credits.Spend(c.Request().Context(), a, req.Amount, req.JobID, req.Reason,
 		expiresIn(req.ExpiresIn))
 	if err != nil {
 		return err
@@ -86,6 +102,25 @@ func (h *creditsHandler) spend(c echo.Context) error {
 		status = http.StatusCreated
 	}
 	return c.JSON(status, spendResponse{Movement: toMovementView(m), Balance: balance, Idempotent: !created, ExpiresAt: m.ExpiresAt})
+}
+
+// spender is whose credits a spend takes: the session's user, or the user a worker names, who must exist
+// and not be deleted (404 / 410), as for the user's own session.
+func (h *creditsHandler) spender(c echo.Context, userID *string) (audit.Actor, error) {
+	if !isWorker(c) {
+		if userID != nil {
+			return audit.Actor{}, errUserIDNotAllowed
+		}
+		return actorOf(c), nil
+	}
+	a, err := workerActor(c, userID)
+	if err != nil {
+		return audit.Actor{}, err
+	}
+	if _, err := h.users.LiveUser(c.Request().Context(), a.UserID); err != nil {
+		return audit.Actor{}, err
+	}
+	return a, nil
 }
 
 // expiresIn turns the body's seconds into the ledger's window: absent is 0 (the default). Values outside
@@ -103,19 +138,29 @@ func expiresIn(seconds *int64) time.Duration {
 	return time.Duration(*seconds) * time.Second
 }
 
+// complete takes {"user_id"}: the worker names whose job it ran.
 func (h *creditsHandler) complete(c echo.Context) error {
 	jobID, err := jobIDParam(c)
 	if err != nil {
 		return err
 	}
-	created, err := h.credits.CompleteJob(c.Request().Context(), actorOf(c), jobID)
+	var req completeRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	a, err := workerActor(c, req.UserID)
+	if err != nil {
+		return err
+	}
+	created, err := h.credits.CompleteJob(c.Request().Context(), a, jobID)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, completeResponse{JobID: jobID, Status: "completed", Idempotent: !created})
 }
 
-// fail takes an optional {"reason"}; it is stored on the refund, as the reason the credits came back.
+// fail takes {"user_id", "reason"}; the optional reason is stored on the refund, as the reason the
+// credits came back.
 func (h *creditsHandler) fail(c echo.Context) error {
 	jobID, err := jobIDParam(c)
 	if err != nil {
@@ -125,7 +170,11 @@ func (h *creditsHandler) fail(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	refund, balance, created, err := h.credits.FailJob(c.Request().Context(), actorOf(c), jobID, req.Reason)
+	a, err := workerActor(c, req.UserID)
+	if err != nil {
+		return err
+	}
+	refund, balance, created, err := h.credits.FailJob(c.Request().Context(), a, jobID, req.Reason)
 	if err != nil {
 		return err
 	}
