@@ -26,8 +26,8 @@ ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE
 RETURNING id AS uid, deleted_at \gset
 INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
 VALUES (CAST(:uid AS uuid), 25, 'grant', 'signup' || chr(58) || 'user_pgbfull_' || :client_id::text || '_' || :r::text, 'signup credits')
-ON CONFLICT ON CONSTRAINT uq_credit_transactions_job_kind DO NOTHING
-RETURNING id, user_id, delta, kind, job_id, reason, created_at;
+ON CONFLICT ON CONSTRAINT uq_credit_transactions_user_job_kind DO NOTHING
+RETURNING id, user_id, delta, kind, job_id, reason, created_at, expires_at;
 INSERT INTO audit_logs (actor, action, user_id, resource_type, resource_id, details, ip)
 VALUES ('clerk' || chr(58) || 'webhook', 'user.created', CAST(:uid AS uuid), 'user', 'user_pgbfull_' || :client_id::text || '_' || :r::text,
         CAST('{"event_id":"msg_pgbfull_' || :client_id::text || '_' || :r::text || '","signup_credits_granted": true}' AS jsonb),

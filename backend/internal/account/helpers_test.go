@@ -24,7 +24,7 @@ func newAccounts(t *testing.T, db *gorm.DB, m *jobstest.Mailer, cfg account.Conf
 	t.Helper()
 	tiers, err := billing.LoadTiers("")
 	require.NoError(t, err)
-	ledger := credits.New(db)
+	ledger := credits.New(db, credits.Config{})
 	erasures := account.NewErasures(testErasureKey)
 	bill := billing.New(billing.Deps{DB: db, Tiers: tiers, Ledger: ledger, Jobs: m,
 		Signer: billing.NewCheckoutSigner("account-test-checkout-secret-0123456789"), Erasures: erasures, Log: discardLog()}, billing.Config{})

@@ -33,6 +33,19 @@ func (s *Service) EnsureUser(ctx context.Context, clerkUserID, email string, ver
 	return u, nil
 }
 
+// LiveUser returns the user with internal id id for a trusted caller acting on their behalf (a worker
+// spending for a user): db.ErrNotFound when there is none, ErrDeleted when the account is soft-deleted.
+func (s *Service) LiveUser(ctx context.Context, id uuid.UUID) (models.User, error) {
+	u, err := UserTx(ctx, s.db, id)
+	if err != nil {
+		return models.User{}, err
+	}
+	if u.DeletedAt != nil {
+		return models.User{}, ErrDeleted
+	}
+	return u, nil
+}
+
 // EnsureUserTx returns the user with clerkUserID, creating it when there is none. users.email only ever
 // holds a verified address: email is stored when verified vouches for it, and then also fills in a row
 // that has no verified address yet (one created before the address was known, or stored before

@@ -52,7 +52,7 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (UserDetail, error) {
 			return err
 		}
 		slices.Reverse(d.Subscriptions) // newest first
-		ledger := credits.New(tx)
+		ledger := credits.New(tx, credits.Config{})
 		if d.Movements, _, err = ledger.List(ctx, id, LedgerSize, ""); err != nil {
 			return err
 		}

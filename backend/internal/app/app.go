@@ -112,7 +112,7 @@ func (a *App) wire() error {
 		return err
 	}
 
-	a.ledger = credits.New(a.db)
+	a.ledger = credits.New(a.db, credits.Config{DefaultExpiresIn: cfg.CreditsOrphanAfter})
 	a.metrics = metrics.New(sqlDB, a.ledger, a.log)
 	sessions, err := a.sessions()
 	if err != nil {
@@ -146,6 +146,7 @@ func (a *App) wire() error {
 		AdminClerkUserIDs:   cfg.AdminClerkUserIDs,
 		RateLimitPerMinute:  cfg.RateLimitPerMinute,
 		MetricsToken:        cfg.MetricsToken,
+		WorkerAPIKeys:       cfg.WorkerAPIKeys,
 		CORSOrigins:         cfg.CORSOrigins,
 		MaxBodyBytes:        cfg.HTTPMaxBodyBytes,
 		WebhookMaxBodyBytes: cfg.WebhookMaxBodyBytes,

@@ -46,6 +46,10 @@ func TestCreditsAPI(t *testing.T) {
 	alice, bob := e.token(t, "user_alice"), e.token(t, "user_bob")
 	forged := sessiontest.NewIssuer(t).Token(t, sessiontest.TokenClaims{UserID: "user_alice"})
 	long := strings.Repeat("j", 129)
+	// Outcomes are reported by a worker naming the job's user.
+	bobID := e.userID(t, "user_bob")
+	forAlice, forBob := forUser(e.userID(t, "user_alice")), forUser(bobID)
+	aliceFails := func(reason string) string { return strings.TrimSuffix(forAlice, "}") + `,"reason":"` + reason + `"}` }
 
 	// Steps run in order against one database: each row sees the ledger the rows above left.
 	for _, tc := range []struct {
@@ -54,8 +58,10 @@ func TestCreditsAPI(t *testing.T) {
 		wantCode                        string
 	}{
 		{"spend without token", http.MethodPost, spendPath, "", `{"amount":1,"job_id":"j"}`, 401, "unauthorized"},
-		{"complete with garbage token", http.MethodPost, jobsPath + "job-a/complete", "abc.def.ghi", ``, 401, "unauthorized"},
-		{"fail with forged token", http.MethodPost, jobsPath + "job-a/fail", forged, ``, 401, "unauthorized"},
+		{"spend with garbage token", http.MethodPost, spendPath, "abc.def.ghi", `{"amount":1,"job_id":"j"}`, 401, "unauthorized"},
+		{"complete with garbage token", http.MethodPost, jobsPath + "job-a/complete", "abc.def.ghi", forAlice, 401, "unauthorized"},
+		{"fail with forged token", http.MethodPost, jobsPath + "job-a/fail", forged, forAlice, 401, "unauthorized"},
+		{"complete with alice's own session", http.MethodPost, jobsPath + "job-a/complete", alice, forAlice, 401, "unauthorized"},
 		{"amount zero", http.MethodPost, spendPath, alice, `{"amount":0,"job_id":"j"}`, 422, "validation_failed"},
 		{"amount negative", http.MethodPost, spendPath, alice, `{"amount":-3,"job_id":"j"}`, 422, "validation_failed"},
 		{"amount missing", http.MethodPost, spendPath, alice, `{"job_id":"j"}`, 422, "validation_failed"},
@@ -63,25 +69,27 @@ func TestCreditsAPI(t *testing.T) {
 		{"job_id missing", http.MethodPost, spendPath, alice, `{"amount":1}`, 422, "validation_failed"},
 		{"job_id too long", http.MethodPost, spendPath, alice, `{"amount":1,"job_id":"` + long + `"}`, 422, "validation_failed"},
 		{"job_id with NUL", http.MethodPost, spendPath, alice, `{"amount":1,"job_id":"a\u0000b"}`, 422, "validation_failed"},
+		{"expires_in too long", http.MethodPost, spendPath, alice, `{"amount":1,"job_id":"j","expires_in":86401}`, 422, "validation_failed"},
+		{"user_id with a session", http.MethodPost, spendPath, alice, `{"amount":1,"job_id":"j","user_id":"` + bobID + `"}`, 422, "validation_failed"},
 		{"amount not an integer", http.MethodPost, spendPath, alice, `{"amount":1.5,"job_id":"j"}`, 400, "bad_request"},
 		{"malformed body", http.MethodPost, spendPath, alice, `{"amount":`, 400, "bad_request"},
 		{"spend", http.MethodPost, spendPath, alice, `{"amount":4,"job_id":"job-a","reason":"summarise"}`, 201, ""},
 		{"spend again", http.MethodPost, spendPath, alice, `{"amount":4,"job_id":"job-a","reason":"summarise"}`, 200, ""},
 		{"same job other amount", http.MethodPost, spendPath, alice, `{"amount":5,"job_id":"job-a"}`, 409, "job_conflict"},
 		{"insufficient", http.MethodPost, spendPath, alice, `{"amount":7,"job_id":"job-big"}`, 402, "insufficient_credits"},
-		{"other user's job_id on spend", http.MethodPost, spendPath, bob, `{"amount":4,"job_id":"job-a"}`, 409, "job_conflict"},
-		{"other user completes", http.MethodPost, jobsPath + "job-a/complete", bob, ``, 404, "not_found"},
-		{"other user fails", http.MethodPost, jobsPath + "job-a/fail", bob, ``, 404, "not_found"},
-		{"complete unknown job", http.MethodPost, jobsPath + "no-such-job/complete", alice, ``, 404, "not_found"},
-		{"fail unknown job", http.MethodPost, jobsPath + "no-such-job/fail", alice, ``, 404, "not_found"},
-		{"complete", http.MethodPost, jobsPath + "job-a/complete", alice, ``, 200, ""},
-		{"complete again", http.MethodPost, jobsPath + "job-a/complete", alice, ``, 200, ""},
-		{"fail a completed job", http.MethodPost, jobsPath + "job-a/fail", alice, ``, 409, "job_finished"},
+		{"another user's job on complete", http.MethodPost, jobsPath + "job-a/complete", workerKey, forBob, 404, "not_found"},
+		{"another user's job on fail", http.MethodPost, jobsPath + "job-a/fail", workerKey, forBob, 404, "not_found"},
+		{"another user's job_id is their own job", http.MethodPost, spendPath, bob, `{"amount":4,"job_id":"job-a"}`, 201, ""},
+		{"complete unknown job", http.MethodPost, jobsPath + "no-such-job/complete", workerKey, forAlice, 404, "not_found"},
+		{"fail unknown job", http.MethodPost, jobsPath + "no-such-job/fail", workerKey, forAlice, 404, "not_found"},
+		{"complete", http.MethodPost, jobsPath + "job-a/complete", workerKey, forAlice, 200, ""},
+		{"complete again", http.MethodPost, jobsPath + "job-a/complete", workerKey, forAlice, 200, ""},
+		{"fail a completed job", http.MethodPost, jobsPath + "job-a/fail", workerKey, forAlice, 409, "job_finished"},
 		{"spend b", http.MethodPost, spendPath, alice, `{"amount":3,"job_id":"job/b"}`, 201, ""},
-		{"fail b (escaped slash)", http.MethodPost, jobsPath + "job%2Fb/fail", alice, `{"reason":"timeout"}`, 200, ""},
-		{"complete a failed job", http.MethodPost, jobsPath + "job%2Fb/complete", alice, ``, 409, "job_finished"},
-		{"fail with long reason", http.MethodPost, jobsPath + "job%2Fb/fail", alice, `{"reason":"` + strings.Repeat("r", 256) + `"}`, 422, "validation_failed"},
-		{"fail with invalid UTF-8 id", http.MethodPost, jobsPath + "job%FF/fail", alice, ``, 422, "validation_failed"},
+		{"fail b (escaped slash)", http.MethodPost, jobsPath + "job%2Fb/fail", workerKey, aliceFails("timeout"), 200, ""},
+		{"complete a failed job", http.MethodPost, jobsPath + "job%2Fb/complete", workerKey, forAlice, 409, "job_finished"},
+		{"fail with long reason", http.MethodPost, jobsPath + "job%2Fb/fail", workerKey, aliceFails(strings.Repeat("r", 256)), 422, "validation_failed"},
+		{"fail with invalid UTF-8 id", http.MethodPost, jobsPath + "job%FF/fail", workerKey, forAlice, 422, "validation_failed"},
 	} {
 		rec := e.call(t, tc.method, tc.path, tc.token, tc.body)
 		require.Equal(t, tc.wantStatus, rec.Code, "%s: %s", tc.name, rec.Body.String())
@@ -90,11 +98,11 @@ func TestCreditsAPI(t *testing.T) {
 		}
 	}
 	require.Equal(t, 6, e.creditBalance(t, "user_alice"), "10 - 4 (job-a) - 3 (job/b) + 3 (job/b refunded)")
-	require.Equal(t, 5, e.creditBalance(t, "user_bob"))
+	require.Equal(t, 1, e.creditBalance(t, "user_bob"), "5 - 4 (bob's own job-a)")
 	require.Zero(t, e.ledgerInt(t, `SELECT count(*) FROM credit_transactions WHERE job_id = 'job-big'`), "a 402 writes nothing")
 	var actions []string
 	require.NoError(t, e.db.Gorm.Raw(`SELECT action FROM audit_logs WHERE action LIKE 'credits.%' ORDER BY created_at`).Scan(&actions).Error)
-	require.Equal(t, []string{"credits.spent", "credits.job_completed", "credits.spent", "credits.job_failed"}, actions)
+	require.Equal(t, []string{"credits.spent", "credits.spent", "credits.job_completed", "credits.spent", "credits.job_failed"}, actions)
 }
 
 type movementJSON struct {
@@ -144,6 +152,7 @@ func TestCreditsFailRefundsOnce(t *testing.T) {
 	e := newAPIEnv(t)
 	e.seedCredits(t, "user_a", 10)
 	tok := e.token(t, "user_a")
+	fail := `{"user_id":"` + e.userID(t, "user_a") + `","reason":"provider 503"}`
 	rec := e.call(t, http.MethodPost, spendPath, tok, `{"amount":4,"job_id":"job-1"}`)
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
 	type failBody struct {
@@ -155,7 +164,7 @@ func TestCreditsFailRefundsOnce(t *testing.T) {
 	}
 	var first failBody
 	for i := range 3 {
-		rec = e.call(t, http.MethodPost, jobsPath+"job-1/fail", tok, `{"reason":"provider 503"}`)
+		rec = e.call(t, http.MethodPost, jobsPath+"job-1/fail", workerKey, fail)
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 		got := decodeJSON[failBody](t, rec.Body.Bytes())
 		if i == 0 {
@@ -171,7 +180,7 @@ func TestCreditsFailRefundsOnce(t *testing.T) {
 	require.Equal(t, 1, e.ledgerInt(t, `SELECT count(*) FROM credit_transactions WHERE job_id = 'job-1' AND kind = 'refund'`))
 	require.Equal(t, 1, e.ledgerInt(t, `SELECT count(*) FROM audit_logs WHERE action = 'credits.job_failed'`))
 
-	rec = e.call(t, http.MethodPost, jobsPath+"job-1/complete", tok, ``)
+	rec = e.call(t, http.MethodPost, jobsPath+"job-1/complete", workerKey, fail)
 	require.Equal(t, http.StatusConflict, rec.Code)
 }
 

@@ -88,10 +88,16 @@ func newAPIEnv(t *testing.T) *apiEnv {
 	tiers := filepath.Join(t.TempDir(), "tiers.yaml")
 	require.NoError(t, os.WriteFile(tiers, []byte(testTiers), 0o600))
 	e := &apiEnv{db: d, issuer: sessiontest.NewIssuer(t), paddle: &fakePaddle{}}
-	e.app = appOn(t, d, map[string]string{"CLERK_JWT_KEY": e.issuer.PublicKeyPEM(), "TIERS_FILE": tiers},
-		Options{PaddleAPI: e.paddle})
+	e.app = appOn(t, d, map[string]string{"CLERK_JWT_KEY": e.issuer.PublicKeyPEM(), "TIERS_FILE": tiers,
+		"WORKER_API_KEYS": workerKey + "," + workerKeyNext}, Options{PaddleAPI: e.paddle})
 	return e
 }
+
+// The service keys of the trusted side in the API tests: two, as during a rotation.
+const (
+	workerKey     = "wk_test_0123456789abcdef0123456789abcdef"
+	workerKeyNext = "wk_test_fedcba9876543210fedcba9876543210"
+)
 
 func (e *apiEnv) token(t *testing.T, clerkID string) string {
 	return e.issuer.Token(t, sessiontest.TokenClaims{UserID: clerkID, SessionID: "sess_" + clerkID,

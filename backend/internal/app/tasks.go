@@ -23,7 +23,7 @@ const (
 func (a *App) tasks() []jobs.Task {
 	return []jobs.Task{
 		{Name: "reconcile-credits", Every: time.Minute, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
-			r, err := a.ledger.ReconcileOrphans(ctx, a.cfg.CreditsOrphanAfter, now, reconcileBatch)
+			r, err := a.ledger.ReconcileOrphans(ctx, now, reconcileBatch)
 			return jobs.Report{"scanned": r.Scanned, "refunded": r.Refunded, "skipped_lifecycle": r.SkippedLifecycle}, err
 		}},
 		{Name: "expire-subscriptions", Every: time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {

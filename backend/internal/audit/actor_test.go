@@ -23,4 +23,11 @@ func TestActorNames(t *testing.T) {
 	require.Equal(t, "admin", audit.Exported(a.AsAdmin().Name()), "which staff member acted is not the user's data")
 	require.Equal(t, "user:user_1", audit.Exported(a.Name()))
 	require.Equal(t, audit.ActorPaddle, audit.Exported(audit.ActorPaddle))
+
+	// A worker acts on a user's job: the row names the key's fingerprint and belongs to the job's user.
+	w := audit.Actor{UserID: a.UserID, Worker: "1a2b3c4d", IP: "198.51.100.7"}
+	require.Equal(t, "worker:1a2b3c4d", w.Name())
+	require.Equal(t, "worker:1a2b3c4d", w.Entry("credits.job_completed", "credit_job", "job-1", nil).Actor)
+	require.Equal(t, &a.UserID, w.Entry("credits.job_completed", "credit_job", "job-1", nil).UserID)
+	require.Equal(t, "worker:1a2b3c4d", audit.Exported(w.Name()))
 }

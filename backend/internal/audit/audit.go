@@ -22,8 +22,8 @@ const (
 	ActorSystem = "system"
 )
 
-// Actor is the authenticated person an action is attributed to. It is built once, where the request is
-// authenticated (httpapi), and handed to every domain call that audits.
+// Actor is the authenticated person (or trusted worker) an action is attributed to. It is built once,
+// where the request is authenticated (httpapi), and handed to every domain call that audits.
 type Actor struct {
 	UserID      uuid.UUID
 	ClerkUserID string
@@ -31,16 +31,24 @@ type Actor struct {
 	IP          string
 	// Admin marks an operator acting through the admin API; the trail names them by their admin email.
 	Admin bool
+	// Worker, when set, is the fingerprint of the service key a worker authenticated with; UserID is then
+	// the user whose job the worker acts on, not the caller.
+	Worker string
 }
 
 const (
-	userPrefix  = "user:"
-	adminPrefix = "admin:"
+	userPrefix   = "user:"
+	adminPrefix  = "admin:"
+	workerPrefix = "worker:"
 )
 
-// Name is the audit_logs.actor value: "user:<clerk id>", or "admin:<email>" for an operator.
+// Name is the audit_logs.actor value: "user:<clerk id>", "admin:<email>" for an operator, or
+// "worker:<key fingerprint>" for a worker (which key acted, never the key).
 func (a Actor) Name() string {
-	if a.Admin {
+	switch {
+	case a.Worker != "":
+		return workerPrefix + a.Worker
+	case a.Admin:
 		return adminPrefix + a.Email
 	}
 	return userPrefix + a.ClerkUserID

@@ -44,7 +44,7 @@ func newFixture(t *testing.T, d *pgtest.DB, tiersYAML string) *fixture {
 	require.NoError(t, err)
 	f := &fixture{db: d.Gorm, mailer: &jobstest.Mailer{}, signer: billing.NewCheckoutSigner(checkoutSecret)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f.svc = billing.New(billing.Deps{DB: d.Gorm, Tiers: tiers, Ledger: credits.New(d.Gorm), Jobs: f.mailer, Signer: f.signer,
+	f.svc = billing.New(billing.Deps{DB: d.Gorm, Tiers: tiers, Ledger: credits.New(d.Gorm, credits.Config{}), Jobs: f.mailer, Signer: f.signer,
 		Erasures: account.NewErasures("billing-test-erasure-tombstone-key-0123456789"), Log: log},
 		billing.Config{AppName: "Fabrica"})
 	sig, err := webhook.NewPaddleSignature([]string{webhookSecret}, 5*time.Minute)

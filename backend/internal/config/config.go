@@ -86,8 +86,12 @@ type Config struct {
 	// ErasureTombstoneKey keys the hash of an erased user's Clerk id (erased_users). Never rotate it: the
 	// tombstones written under the old key would no longer match, and late events could recreate the users.
 	ErasureTombstoneKey string
-	// CreditsOrphanAfter is when a deduct with neither completion nor failure is refunded by the reconciler.
+	// CreditsOrphanAfter is the default expires_in of a spend: when the reconciler refunds a deduct with
+	// neither completion nor failure, unless the spend named its own window (1s..24h).
 	CreditsOrphanAfter time.Duration
+	// WorkerAPIKeys are the service keys of the trusted side that reports job outcomes (complete, fail)
+	// and may spend for a user. A list so a key can rotate; empty: nobody can report an outcome.
+	WorkerAPIKeys []string
 	// WebhookArchiveRetention bounds webhook_events; processed_webhook_events is kept forever.
 	WebhookArchiveRetention time.Duration
 	// RateLimitPerMinute is each user's API budget (429 with Retry-After beyond); 0 disables it.
@@ -226,6 +230,7 @@ func build(v *viper.Viper) (Config, error) {
 		AccountDeletionGrace:    p.duration("ACCOUNT_DELETION_GRACE"),
 		ErasureTombstoneKey:     p.str("ERASURE_TOMBSTONE_KEY"),
 		CreditsOrphanAfter:      p.duration("CREDITS_ORPHAN_AFTER"),
+		WorkerAPIKeys:           p.list("WORKER_API_KEYS"),
 		WebhookArchiveRetention: p.duration("WEBHOOK_ARCHIVE_RETENTION"),
 		RateLimitPerMinute:      p.integer("RATE_LIMIT_PER_MINUTE"),
 		MetricsToken:            p.str("METRICS_TOKEN"),
@@ -242,6 +247,7 @@ var (
 	devCheckoutSecret      = "dev-only-insecure-checkout-signing-secret-0123456789"
 	devUnsubscribeSecret   = "dev-only-insecure-email-unsubscribe-secret-0123456789"
 	devErasureKey          = "dev-only-insecure-erasure-tombstone-key-0123456789"
+	devWorkerAPIKey        = "dev-only-insecure-worker-api-key-0123456789"
 )
 
 // DevAdminEmail is ADMIN_EMAILS in development when it is empty: the address of `fabrica dev token --admin`.
@@ -292,6 +298,14 @@ func (c *Config) fillDevDefaults() {
 	fill(&c.CheckoutSigningSecret, devCheckoutSecret)
 	fill(&c.EmailUnsubscribeSecret, devUnsubscribeSecret)
 	fill(&c.ErasureTombstoneKey, devErasureKey)
+	// A worker key authenticates whoever holds it, so the dev key exists in development only (make run can
+	// report job outcomes with it); in test only a key the test sets works. A placeholder never does.
+	if len(c.WorkerAPIKeys) > 0 && isPlaceholder(c.WorkerAPIKeys[0]) {
+		c.WorkerAPIKeys = nil
+	}
+	if len(c.WorkerAPIKeys) == 0 && c.Env == EnvDevelopment {
+		c.WorkerAPIKeys = []string{devWorkerAPIKey}
+	}
 }
 
 // Validate checks the values that are wrong in every environment. Deployed environments additionally pass
@@ -333,6 +347,10 @@ func (c Config) Validate() error {
 		if why := notAnOrigin(o); why != "" {
 			return fieldErr("CLERK_AUTHORIZED_PARTIES", "entry %q %s", o, why)
 		}
+	}
+	// The ledger bounds every spend's expires_in to 1s..24h (credits.MinExpiresIn/MaxExpiresIn), the default too.
+	if c.CreditsOrphanAfter < time.Second || c.CreditsOrphanAfter > 24*time.Hour {
+		return fieldErr("CREDITS_ORPHAN_AFTER", "must be between 1s and 24h")
 	}
 	if c.Deployed() {
 		return c.Guard()

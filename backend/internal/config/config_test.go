@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -60,6 +61,7 @@ func TestDevelopmentDefaults(t *testing.T) {
 	require.GreaterOrEqual(t, len(c.CheckoutSigningSecret), minHMACKeyLen)
 	require.GreaterOrEqual(t, len(c.ErasureTombstoneKey), minHMACKeyLen)
 	require.Equal(t, "log", c.EmailDriver)
+	require.Equal(t, 15*time.Minute, c.CreditsOrphanAfter, "the default expires_in of a spend")
 }
 
 func TestDevelopmentAcceptsACopiedEnvExample(t *testing.T) {
@@ -185,6 +187,10 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"item 7: short metrics token", map[string]string{"METRICS_TOKEN": "secret"}, "METRICS_TOKEN"},
 		{"item 7: placeholder metrics token", map[string]string{"METRICS_TOKEN": "change-me-metrics-token-0123456789abcdef"}, "METRICS_TOKEN"},
 		{"item 9: trusted proxy that is not a CIDR", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,lb.internal"}, "TRUSTED_PROXIES"},
+		{"short worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 31)}, "WORKER_API_KEYS"},
+		{"short second worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 40) + ",short"}, "WORKER_API_KEYS"},
+		{"placeholder worker key", map[string]string{"WORKER_API_KEYS": "change-me-worker-api-key-32-chars-minimum"}, "WORKER_API_KEYS"},
+		{"dev default worker key", map[string]string{"WORKER_API_KEYS": devWorkerAPIKey}, "WORKER_API_KEYS"},
 	}
 	for _, env := range []string{EnvProduction, EnvStaging} {
 		for _, tc := range cases {
@@ -220,12 +226,41 @@ func TestBootGuardRefusesEveryEnvExamplePlaceholder(t *testing.T) {
 	}
 }
 
+// Item 4: job outcomes are reported with a service key. Deployed environments accept only real keys (none
+// is allowed: nobody can then report an outcome); the dev key exists in development only, and a
+// placeholder copied from .env.example authenticates nowhere.
+func TestItem4WorkerKeys(t *testing.T) {
+	t.Parallel()
+	e := productionEnv()
+	e["WORKER_API_KEYS"] = strings.Repeat("a", 32) + ", " + strings.Repeat("b", 64)
+	c, err := Load(mapEnv(e), "")
+	require.NoError(t, err)
+	require.Equal(t, []string{strings.Repeat("a", 32), strings.Repeat("b", 64)}, c.WorkerAPIKeys)
+	c, err = Load(mapEnv(productionEnv()), "")
+	require.NoError(t, err)
+	require.Empty(t, c.WorkerAPIKeys)
+
+	dev := map[string]string{"APP_ENV": EnvDevelopment, "DATABASE_URL": "postgres://x@localhost/db"}
+	c, err = Load(mapEnv(dev), "")
+	require.NoError(t, err)
+	require.Equal(t, []string{devWorkerAPIKey}, c.WorkerAPIKeys)
+	dev["APP_ENV"] = EnvTest
+	c, err = Load(mapEnv(dev), "")
+	require.NoError(t, err)
+	require.Empty(t, c.WorkerAPIKeys, "no dev key outside development")
+	dev["WORKER_API_KEYS"] = "change-me-worker-api-key-32-chars-minimum"
+	c, err = Load(mapEnv(dev), "")
+	require.NoError(t, err)
+	require.Empty(t, c.WorkerAPIKeys, "a placeholder is no key")
+}
+
 func TestInvalidValuesNameTheVariable(t *testing.T) {
 	t.Parallel()
 	for name, value := range map[string]string{
 		"APP_ENV": "prod", "PORT": "http", "DB_MAX_CONNS": "0", "LOG_LEVEL": "loud", "LOG_FORMAT": "xml",
 		"EMAIL_DRIVER": "pigeon", "SHUTDOWN_TIMEOUT": "soon", "DB_SIMPLE_PROTOCOL": "maybe",
 		"CLERK_AUTHORIZED_PARTIES": "http://localhost:3000/",
+		"CREDITS_ORPHAN_AFTER":     "25h",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

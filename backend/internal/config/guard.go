@@ -12,6 +12,9 @@ import (
 // as `openssl rand -hex 32` or secrets.token_urlsafe(32) produce.
 const minHMACKeyLen = 32
 
+// minWorkerKeyLen is the shortest WORKER_API_KEYS entry we accept: a bearer secret, as long as an HMAC key.
+const minWorkerKeyLen = 32
+
 // Guard refuses a staging or production configuration that would run with a missing, weak or placeholder
 // secret, with a dev-only driver, or with CORS opened to localhost. It returns the first problem as a
 // *FieldError naming the variable.
@@ -64,6 +67,9 @@ func (c Config) Guard() error {
 	if len(c.MetricsToken) < minHMACKeyLen {
 		return fieldErr("METRICS_TOKEN", "must be at least %d characters (generate one with: openssl rand -hex 32)", minHMACKeyLen)
 	}
+	if err := guardWorkerKeys(c.WorkerAPIKeys); err != nil {
+		return err
+	}
 	for _, o := range c.CORSOrigins {
 		if isLocalOrigin(o) {
 			return fieldErr("CORS_ORIGINS", "lists a local origin (%s) in %s", o, c.Env)
@@ -100,6 +106,21 @@ func (c Config) guardEmail() error {
 		return requireSecret("SMTP_URL", single(c.SMTPURL))
 	case "resend":
 		return requireSecret("RESEND_API_KEY", single(c.ResendAPIKey))
+	}
+	return nil
+}
+
+// guardWorkerKeys refuses a weak or placeholder service key. No key at all is allowed (a deployment without
+// metered jobs); complete and fail then answer 401 to everyone and the reconciler refunds every deduct at
+// its deadline.
+func guardWorkerKeys(keys []string) error {
+	for _, k := range keys {
+		if isPlaceholder(k) {
+			return fieldErr("WORKER_API_KEYS", "is still a placeholder or development value")
+		}
+		if len(k) < minWorkerKeyLen {
+			return fieldErr("WORKER_API_KEYS", "must hold keys of at least %d characters each (generate one with: openssl rand -hex 32)", minWorkerKeyLen)
+		}
 	}
 	return nil
 }
@@ -186,6 +207,7 @@ func (c Config) Redacted() []slog.Attr {
 		slog.Int("trusted_proxies", len(c.TrustedProxies)),
 		slog.String("public_base_url", c.PublicBaseURL),
 		slog.String("erasure_tombstone_key", mask(c.ErasureTombstoneKey)),
+		slog.String("worker_api_keys", maskList(c.WorkerAPIKeys)),
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package credits is the append-only credit ledger: every grant, deduct and refund is one row in
 // credit_transactions, and a user's balance is always SUM(delta). There is no balance column to drift.
-// UNIQUE(job_id, kind) makes every operation idempotent, and a lock on the user row makes deducts atomic.
+// UNIQUE(user_id, job_id, kind) makes every operation idempotent (a job id names one of its user's jobs,
+// never another user's), and a lock on the user row makes deducts atomic.
 package credits
 
 import (
@@ -38,9 +39,8 @@ var (
 	// ErrInvalidJobID means the job id was empty. An empty id would be a shared idempotency key, so a
 	// second unrelated operation would silently return the first one's row.
 	ErrInvalidJobID = errors.New("job id is required")
-	// ErrJobConflict means the job id already belongs to another user's movement of the same kind, or a
-	// repeated deduct named a different amount than the original.
-	ErrJobConflict = errors.New("job id already used by another user")
+	// ErrJobConflict means a repeated deduct named a different amount than the user's original one.
+	ErrJobConflict = errors.New("job id already used for a different operation")
 	// ErrNoDeduct means a refund or failure named a job id that has no deduct.
 	ErrNoDeduct = errors.New("no deduct for this job")
 	// ErrBadCursor means a List cursor was not one that List returned.
@@ -48,6 +48,16 @@ var (
 	// ErrInvalidText means a job id or reason cannot be stored: longer than its column, a NUL byte, or
 	// not UTF-8. A TextError names the field.
 	ErrInvalidText = errors.New("invalid text")
+	// ErrInvalidExpiry means a spend's expires_in was outside MinExpiresIn..MaxExpiresIn.
+	ErrInvalidExpiry = errors.New("expires_in must be between 1 second and 24 hours")
+)
+
+// The orphan window of a deduct: the reconciler refunds it once expires_in has passed without an outcome.
+// A job that may run longer than a day must report in pieces; a window under a second is always a bug.
+const (
+	DefaultExpiresIn = 15 * time.Minute
+	MinExpiresIn     = time.Second
+	MaxExpiresIn     = 24 * time.Hour
 )
 
 // Column widths of credit_transactions.job_id and .reason.
@@ -82,25 +92,38 @@ type Movement struct {
 	JobID     string
 	Reason    string
 	CreatedAt time.Time
+	// ExpiresAt is a deduct's orphan deadline; nil for every other kind.
+	ExpiresAt *time.Time
+}
+
+// Config is the ledger's policy; the zero value uses the defaults.
+type Config struct {
+	// DefaultExpiresIn is the orphan window of a spend that names none (CREDITS_ORPHAN_AFTER);
+	// 0 means DefaultExpiresIn.
+	DefaultExpiresIn time.Duration
 }
 
 // Service reads and appends ledger rows.
 type Service struct {
-	db *gorm.DB
+	db  *gorm.DB
+	cfg Config
 	// bound is true when db is a caller's transaction (see WithTx).
 	bound bool
 }
 
 // New returns a Service on the given pool; each call that needs atomicity opens its own transaction.
-func New(db *gorm.DB) *Service {
-	return &Service{db: db}
+func New(db *gorm.DB, cfg Config) *Service {
+	if cfg.DefaultExpiresIn == 0 {
+		cfg.DefaultExpiresIn = DefaultExpiresIn
+	}
+	return &Service{db: db, cfg: cfg}
 }
 
 // WithTx returns a Service bound to the caller's transaction, so one transaction can span a webhook's
 // claim, billing rows and the ledger. A bound Service never begins, commits or rolls back; it also never
 // issues a statement that fails on purpose, so the caller's transaction stays usable after any sentinel.
 func (s *Service) WithTx(tx *gorm.DB) *Service {
-	return &Service{db: tx, bound: true}
+	return &Service{db: tx, cfg: s.cfg, bound: true}
 }
 
 // Balance returns SUM(delta) over the user's movements; an unknown user has a balance of 0.
@@ -133,6 +156,17 @@ func validate(amount int, jobID, reason string) error {
 		return err
 	}
 	return validText("reason", reason, MaxReasonLen)
+}
+
+// expiresIn is the orphan window of a spend: the configured default for 0, else d within its bounds.
+func (s *Service) expiresIn(d time.Duration) (time.Duration, error) {
+	if d == 0 {
+		d = s.cfg.DefaultExpiresIn
+	}
+	if d < MinExpiresIn || d > MaxExpiresIn {
+		return 0, ErrInvalidExpiry
+	}
+	return d, nil
 }
 
 func validJobID(jobID string) error {

@@ -17,7 +17,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func setup(t testing.TB) (*credits.Service, *pgtest.DB) {
 	t.Helper()
 	d := pgtest.New(t)
-	return credits.New(d.Gorm), d
+	return credits.New(d.Gorm, credits.Config{}), d
 }
 
 // newUser inserts a user and, when balance > 0, grants it that many credits.

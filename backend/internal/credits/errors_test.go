@@ -40,42 +40,53 @@ func TestInvalidInput(t *testing.T) {
 	require.Equal(t, 10, balance(t, svc, user))
 }
 
-// A job id names one operation of one user: another user reusing it must get an error, never the
-// first user's movement.
-func TestJobConflictAcrossUsers(t *testing.T) {
+// Item 4: a job id names one operation of one user. Another user reusing it gets an operation of their
+// own (before item 4 it was ErrJobConflict, which let one user squat or probe another's ids), and never
+// sees or changes the first user's movements. A repeat by the same user with another amount still conflicts.
+func TestItem4JobIDsAreScopedPerUser(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)
 	ctx := context.Background()
 	alice, bob := newUser(t, svc, d, 10), newUser(t, svc, d, 10)
-	_, _, err := svc.Grant(ctx, alice, 5, "grant-1", "")
+	aliceGrant, _, err := svc.Grant(ctx, alice, 5, "grant-1", "")
 	require.NoError(t, err)
-	_, _, err = svc.Deduct(ctx, alice, 3, "job-1", "")
+	aliceDeduct, _, err := svc.Deduct(ctx, alice, 3, "job-1", "")
 	require.NoError(t, err)
 	_, _, err = svc.MarkCompleted(ctx, alice, "job-2")
 	require.NoError(t, err)
 
-	calls := map[string]func() (credits.Movement, bool, error){
-		"grant":           func() (credits.Movement, bool, error) { return svc.Grant(ctx, bob, 5, "grant-1", "") },
-		"deduct":          func() (credits.Movement, bool, error) { return svc.Deduct(ctx, bob, 3, "job-1", "") },
-		"refund":          func() (credits.Movement, bool, error) { return svc.Refund(ctx, bob, "job-1", "") },
-		"failed":          func() (credits.Movement, bool, error) { return svc.MarkFailed(ctx, bob, "job-1", "") },
-		"completed":       func() (credits.Movement, bool, error) { return svc.MarkCompleted(ctx, bob, "job-2") },
-		"deduct, amount":  func() (credits.Movement, bool, error) { return svc.Deduct(ctx, alice, 4, "job-1", "") },
-		"refund, alice's": func() (credits.Movement, bool, error) { return svc.Refund(ctx, alice, "job-1", "") },
-	}
-	for _, name := range []string{"grant", "deduct", "refund", "failed", "completed", "deduct, amount"} {
-		m, created, err := calls[name]()
-		require.ErrorIs(t, err, credits.ErrJobConflict, name)
-		require.False(t, created, name)
-		require.Zero(t, m, name)
-	}
-	// Once alice's deduct is refunded, bob still cannot see the refund through the job id.
-	_, _, err = calls["refund, alice's"]()
-	require.NoError(t, err)
-	_, _, err = calls["refund"]()
-	require.ErrorIs(t, err, credits.ErrJobConflict)
+	// Before bob has a deduct of his own, alice's job-1 is invisible to him.
+	_, _, err = svc.Refund(ctx, bob, "job-1", "")
+	require.ErrorIs(t, err, credits.ErrNoDeduct)
+	_, _, err = svc.MarkFailed(ctx, bob, "job-1", "")
+	require.ErrorIs(t, err, credits.ErrNoDeduct)
 
-	require.Equal(t, 10, balance(t, svc, bob))
+	for name, call := range map[string]func() (credits.Movement, bool, error){
+		"grant":     func() (credits.Movement, bool, error) { return svc.Grant(ctx, bob, 5, "grant-1", "") },
+		"deduct":    func() (credits.Movement, bool, error) { return svc.Deduct(ctx, bob, 2, "job-1", "") },
+		"completed": func() (credits.Movement, bool, error) { return svc.MarkCompleted(ctx, bob, "job-2") },
+	} {
+		m, created, err := call()
+		require.NoError(t, err, name)
+		require.True(t, created, name)
+		require.Equal(t, bob, m.UserID, name)
+		require.NotEqual(t, aliceGrant.ID, m.ID, name)
+		require.NotEqual(t, aliceDeduct.ID, m.ID, name)
+	}
+	r, created, err := svc.Refund(ctx, bob, "job-1", "")
+	require.NoError(t, err)
+	require.True(t, created)
+	require.Equal(t, 2, r.Delta, "bob's own deduct is refunded, not alice's")
+
+	m, created, err := svc.Deduct(ctx, alice, 4, "job-1", "")
+	require.ErrorIs(t, err, credits.ErrJobConflict, "the same user, another amount")
+	require.False(t, created)
+	require.Zero(t, m)
+	_, created, err = svc.Refund(ctx, alice, "job-1", "")
+	require.NoError(t, err)
+	require.True(t, created, "bob's refund did not touch alice's job")
+
+	require.Equal(t, 15, balance(t, svc, bob))
 	require.Equal(t, 15, balance(t, svc, alice))
 }
 

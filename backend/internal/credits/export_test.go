@@ -11,9 +11,9 @@ import (
 // metered-job API (Spend, CompleteJob, FailJob, the reconciler), which compose the same statements with
 // their audit rows; these let the tests pin each statement's semantics on its own.
 
-// Deduct spends amount credits for jobID, or fails with ErrInsufficient and writes nothing. A repeated
-// jobID returns the original deduct with created=false, even if the balance is now too low; with a
-// different amount it is ErrJobConflict.
+// Deduct spends amount credits for jobID with the default orphan window, or fails with ErrInsufficient
+// and writes nothing. A repeated jobID returns the original deduct with created=false, even if the
+// balance is now too low; with a different amount it is ErrJobConflict.
 func (s *Service) Deduct(ctx context.Context, userID uuid.UUID, amount int, jobID, reason string) (Movement, bool, error) {
 	if err := validate(amount, jobID, reason); err != nil {
 		return Movement{}, false, wrap("deduct credits", err)
@@ -21,7 +21,7 @@ func (s *Service) Deduct(ctx context.Context, userID uuid.UUID, amount int, jobI
 	var m Movement
 	var created bool
 	err := s.inTx(ctx, func(tx *gorm.DB) (err error) {
-		m, created, err = deductTx(tx, userID, amount, jobID, reason)
+		m, created, err = deductTx(tx, userID, amount, jobID, reason, s.cfg.DefaultExpiresIn)
 		return err
 	})
 	if err != nil {
@@ -63,21 +63,18 @@ func refundTx(tx *gorm.DB, userID uuid.UUID, jobID, reason string) (Movement, bo
 	return whyNoRefund(tx, userID, jobID)
 }
 
-// whyNoRefund explains an insert that wrote nothing, in one query over the job's rows: an earlier refund
-// (returned, created=false), another user's job (ErrJobConflict), or no deduct at all (ErrNoDeduct).
+// whyNoRefund explains an insert that wrote nothing, in one query over the user's rows of the job: an
+// earlier refund of either kind (returned, created=false), or no deduct at all (ErrNoDeduct). Another
+// user's job of the same id is a different job and is never read.
 func whyNoRefund(tx *gorm.DB, userID uuid.UUID, jobID string) (Movement, bool, error) {
 	var rows []Movement
-	err := tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE job_id = ? AND kind IN (?, ?, ?)
-		ORDER BY kind = 'deduct'`, jobID, KindRefund, KindReconcilerRefund, KindDeduct).Scan(&rows).Error
+	err := tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE user_id = ? AND job_id = ? AND kind IN (?, ?)`,
+		userID, jobID, KindRefund, KindReconcilerRefund).Scan(&rows).Error
 	if err != nil {
 		return Movement{}, false, translate(tx, err)
 	}
 	if len(rows) == 0 {
 		return Movement{}, false, ErrNoDeduct
-	}
-	// Refund rows sort first; any row of another user means the job id is not this user's.
-	if rows[0].UserID != userID {
-		return Movement{}, false, ErrJobConflict
 	}
 	return rows[0], false, nil
 }

@@ -23,19 +23,19 @@ func TestSpendAuditsNewDeductsOnly(t *testing.T) {
 	svc, d := setup(t)
 	ctx := context.Background()
 	a := actorFor(newUser(t, svc, d, 10))
-	first, bal, created, err := svc.Spend(ctx, a, 4, "job-1", "summarise")
+	first, bal, created, err := svc.Spend(ctx, a, 4, "job-1", "summarise", 0)
 	require.NoError(t, err)
 	require.True(t, created)
 	require.Equal(t, 6, bal)
-	again, bal, created, err := svc.Spend(ctx, a, 4, "job-1", "summarise")
+	again, bal, created, err := svc.Spend(ctx, a, 4, "job-1", "summarise", 0)
 	require.NoError(t, err)
 	require.False(t, created)
 	require.Equal(t, first, again)
 	require.Equal(t, 6, bal)
-	_, _, _, err = svc.Spend(ctx, a, 7, "job-2", "")
+	_, _, _, err = svc.Spend(ctx, a, 7, "job-2", "", 0)
 	require.ErrorIs(t, err, credits.ErrInsufficient)
 	require.ErrorContains(t, err, "spend credits: ")
-	_, _, _, err = svc.Spend(ctx, a, 1<<40, "job-3", "")
+	_, _, _, err = svc.Spend(ctx, a, 1<<40, "job-3", "", 0)
 	require.ErrorIs(t, err, credits.ErrInvalidAmount, "beyond the INTEGER column")
 
 	var row struct{ Actor, ResourceID, Details, IP string }
@@ -48,12 +48,58 @@ func TestSpendAuditsNewDeductsOnly(t *testing.T) {
 	require.Equal(t, 1, audits(t, d, credits.ActionSpent))
 }
 
+// Item 4: each spend carries its own orphan window, the service default when it names none, and a window
+// outside one second to one day is refused before anything is written. A retry keeps the original deadline.
+func TestItem4SpendSetsTheOrphanWindow(t *testing.T) {
+	t.Parallel()
+	d := pgtest.New(t)
+	svc := credits.New(d.Gorm, credits.Config{DefaultExpiresIn: time.Hour})
+	ctx := context.Background()
+	a := actorFor(newUser(t, svc, d, 100))
+	window := func(m credits.Movement) time.Duration {
+		require.NotNil(t, m.ExpiresAt)
+		return m.ExpiresAt.Sub(m.CreatedAt)
+	}
+	for _, tc := range []struct {
+		job       string
+		expiresIn time.Duration
+		want      time.Duration
+	}{
+		{"default", 0, time.Hour},
+		{"shortest", time.Second, time.Second},
+		{"longest", 24 * time.Hour, 24 * time.Hour},
+	} {
+		m, _, created, err := svc.Spend(ctx, a, 1, tc.job, "", tc.expiresIn)
+		require.NoError(t, err, tc.job)
+		require.True(t, created, tc.job)
+		require.Equal(t, tc.want, window(m), tc.job)
+	}
+	again, _, created, err := svc.Spend(ctx, a, 1, "shortest", "", time.Hour)
+	require.NoError(t, err)
+	require.False(t, created)
+	require.Equal(t, time.Second, window(again), "a retry returns the original deadline")
+	for _, bad := range []time.Duration{-time.Second, time.Second - 1, 24*time.Hour + 1} {
+		_, _, _, err := svc.Spend(ctx, a, 1, "bad", "", bad)
+		require.ErrorIs(t, err, credits.ErrInvalidExpiry, bad.String())
+	}
+	require.Equal(t, 0, rows(t, d, "bad"))
+
+	m, _, _, err := credits.New(d.Gorm, credits.Config{}).Spend(ctx, a, 1, "zero-config", "", 0)
+	require.NoError(t, err)
+	require.Equal(t, credits.DefaultExpiresIn, window(m), "the zero Config uses the 15-minute default")
+	require.Equal(t, 15*time.Minute, credits.DefaultExpiresIn)
+
+	g, _, err := svc.Grant(ctx, a.UserID, 1, "grant-1", "")
+	require.NoError(t, err)
+	require.Nil(t, g.ExpiresAt, "only deducts expire")
+}
+
 // jobSetup gives a user with 10 credits, 4 of them spent on job-1.
 func jobSetup(t *testing.T) (*credits.Service, *pgtest.DB, audit.Actor) {
 	t.Helper()
 	svc, d := setup(t)
 	a := actorFor(newUser(t, svc, d, 10))
-	_, _, _, err := svc.Spend(context.Background(), a, 4, "job-1", "")
+	_, _, _, err := svc.Spend(context.Background(), a, 4, "job-1", "", 0)
 	require.NoError(t, err)
 	return svc, d, a
 }
@@ -149,7 +195,7 @@ func TestConcurrentCompleteAndFailAgree(t *testing.T) {
 	svc, d := setup(t)
 	for round := range 10 {
 		a := actorFor(newUser(t, svc, d, 10))
-		_, _, _, err := svc.Spend(context.Background(), a, 4, fmt.Sprintf("job-%d", round), "")
+		_, _, _, err := svc.Spend(context.Background(), a, 4, fmt.Sprintf("job-%d", round), "", 0)
 		require.NoError(t, err)
 		errs := together(10, func(i int) error {
 			if i%2 == 0 {

@@ -2,6 +2,7 @@ package credits
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -10,18 +11,20 @@ import (
 // deductSQL inserts the deduct only if the balance covers it, in one round trip. It must run after
 // lockUser, as its own statement: its snapshot is then taken after every earlier holder of the lock has
 // committed, so the SUM includes their deducts. (A SUM inside the locking statement would use the
-// snapshot from before the lock wait and miss them.)
-const deductSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-SELECT ?::uuid, ?::integer, 'deduct', ?, ?::text
+// snapshot from before the lock wait and miss them.) expires_at is stamped from the database clock, like
+// created_at, so the window is exact whatever the application servers' clocks say.
+const deductSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason, expires_at)
+SELECT ?::uuid, ?::integer, 'deduct', ?, ?::text, now() + make_interval(secs => ?::float8)
  WHERE (SELECT COALESCE(SUM(delta), 0) FROM credit_transactions WHERE user_id = ?) >= ?` + onConflict
 
-// refundSQL copies the user's deduct for a job as a positive refund. A reconciler refund for the job
-// already returned the credits, so it blocks a second refund.
+// refundSQL copies the user's deduct for a job as a positive refund. A reconciler refund for the user's
+// job already returned the credits, so it blocks a second refund.
 const refundSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
 SELECT d.user_id, -d.delta, 'refund', d.job_id, ?::text
   FROM credit_transactions d
  WHERE d.job_id = ? AND d.kind = 'deduct' AND d.user_id = ?
-   AND NOT EXISTS (SELECT 1 FROM credit_transactions r WHERE r.job_id = d.job_id AND r.kind = 'reconciler_refund')` + onConflict
+   AND NOT EXISTS (SELECT 1 FROM credit_transactions r
+                    WHERE r.user_id = d.user_id AND r.job_id = d.job_id AND r.kind = 'reconciler_refund')` + onConflict
 
 // Grant adds amount credits for jobID. A repeated jobID returns the original grant with created=false.
 func (s *Service) Grant(ctx context.Context, userID uuid.UUID, amount int, jobID, reason string) (Movement, bool, error) {
@@ -36,25 +39,26 @@ func (s *Service) Grant(ctx context.Context, userID uuid.UUID, amount int, jobID
 	return m, created, nil
 }
 
-// deductTx inserts a deduct for jobID under the user lock, or fails with ErrInsufficient and writes
-// nothing. A repeated jobID returns the original deduct with created=false, even if the balance is now too
-// low; with a different amount or user it is ErrJobConflict.
-func deductTx(tx *gorm.DB, userID uuid.UUID, amount int, jobID, reason string) (Movement, bool, error) {
+// deductTx inserts a deduct for jobID under the user lock, orphaned after expiresIn, or fails with
+// ErrInsufficient and writes nothing. A repeated jobID returns the user's original deduct (with its
+// original deadline) and created=false, even if the balance is now too low; with a different amount it is
+// ErrJobConflict.
+func deductTx(tx *gorm.DB, userID uuid.UUID, amount int, jobID, reason string, expiresIn time.Duration) (Movement, bool, error) {
 	if err := lockUser(tx, userID); err != nil {
 		return Movement{}, false, err
 	}
-	m, ok, err := scanOne(tx.Raw(deductSQL, userID, -amount, jobID, reason, userID, amount))
+	m, ok, err := scanOne(tx.Raw(deductSQL, userID, -amount, jobID, reason, expiresIn.Seconds(), userID, amount))
 	if err != nil || ok {
 		return m, ok, err
 	}
 	// Nothing inserted: either the job already has a deduct (a retry) or the balance is short.
-	existing, found, err := find(tx, jobID, KindDeduct)
+	existing, found, err := find(tx, userID, jobID, KindDeduct)
 	switch {
 	case err != nil:
 		return Movement{}, false, err
 	case !found:
 		return Movement{}, false, ErrInsufficient
-	case existing.UserID != userID || existing.Delta != -amount:
+	case existing.Delta != -amount:
 		return Movement{}, false, ErrJobConflict
 	}
 	return existing, false, nil

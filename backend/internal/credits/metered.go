@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -31,15 +32,20 @@ func auditJob(ctx context.Context, tx *gorm.DB, a audit.Actor, action, jobID str
 	return audit.Write(ctx, tx, a.Entry(action, auditResource, jobID, details))
 }
 
-// Spend is Deduct for one unit of the actor's work, with its audit row and the balance after it, all in
-// one transaction. A repeated jobID returns the original deduct with created=false and writes nothing.
-func (s *Service) Spend(ctx context.Context, a audit.Actor, amount int, jobID, reason string) (m Movement, bal int, created bool, err error) {
+// Spend is Deduct for one unit of work of a.UserID, with its audit row and the balance after it, all in
+// one transaction. The reconciler refunds the deduct once expiresIn (0: the configured default) has passed
+// with no outcome; ErrInvalidExpiry outside MinExpiresIn..MaxExpiresIn. A repeated jobID returns the
+// original deduct with created=false and writes nothing.
+func (s *Service) Spend(ctx context.Context, a audit.Actor, amount int, jobID, reason string, expiresIn time.Duration) (m Movement, bal int, created bool, err error) {
 	if err := validate(amount, jobID, reason); err != nil {
+		return Movement{}, 0, false, wrap("spend credits", err)
+	}
+	if expiresIn, err = s.expiresIn(expiresIn); err != nil {
 		return Movement{}, 0, false, wrap("spend credits", err)
 	}
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		var err error
-		if m, created, err = deductTx(tx, a.UserID, amount, jobID, reason); err != nil {
+		if m, created, err = deductTx(tx, a.UserID, amount, jobID, reason, expiresIn); err != nil {
 			return err
 		}
 		// The reason is the client's free text: it stays on the ledger row, out of the audit trail.
@@ -58,8 +64,9 @@ func (s *Service) Spend(ctx context.Context, a audit.Actor, amount int, jobID, r
 	return m, bal, created, nil
 }
 
-// CompleteJob records that the actor's job finished. created is false when it was already completed.
-// ErrNoDeduct when the actor has no deduct for jobID (another user's job looks the same); ErrJobFinished
+// CompleteJob records that a.UserID's job finished, as reported by a (the API lets only a worker report).
+// created is false when it was already completed. ErrNoDeduct when the user has no deduct for jobID
+// (another user's job of that id is a different job, so it looks the same); ErrJobFinished
 // when the job failed or its credits were returned.
 func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) (created bool, err error) {
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
@@ -83,7 +90,7 @@ func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) 
 	return created, nil
 }
 
-// FailJob records that the actor's job failed and returns its credits, both once. It returns the refund
+// FailJob records that a.UserID's job failed and returns its credits, both once. It returns the refund
 // (the reconciler's, if that came first) and the balance after it; created is false on a repeat.
 // ErrNoDeduct and ErrJobFinished as for CompleteJob, the latter when the job already completed.
 func (s *Service) FailJob(ctx context.Context, a audit.Actor, jobID, reason string) (refund Movement, bal int, created bool, err error) {
@@ -173,8 +180,8 @@ func mustRefund(tx *gorm.DB, userID uuid.UUID, jobID, reason string) (Movement, 
 		return Movement{}, err
 	}
 	if !ok {
-		// Only a row outside the user lock's protection (another user's refund on this job id) gets here.
-		return Movement{}, fmt.Errorf("refund of job %q conflicted: %w", jobID, ErrJobConflict)
+		// Unreachable while every refund path takes the user lock: lockJob saw no refund under it.
+		return Movement{}, fmt.Errorf("refund of job %q wrote nothing though none was visible", jobID)
 	}
 	return m, nil
 }

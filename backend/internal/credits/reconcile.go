@@ -12,12 +12,8 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
-// Reconciler defaults: a deduct with no outcome after DefaultOrphanAfter (CREDITS_ORPHAN_AFTER) is an
-// orphan, and one pass refunds at most DefaultReconcileLimit of them.
-const (
-	DefaultOrphanAfter    = 5 * time.Minute
-	DefaultReconcileLimit = 200
-)
+// DefaultReconcileLimit bounds one reconciler pass.
+const DefaultReconcileLimit = 200
 
 // ActorReconciler is the audit actor of reconciler refunds.
 const ActorReconciler = "system:reconciler"
@@ -25,19 +21,22 @@ const ActorReconciler = "system:reconciler"
 // lifecycleKinds are the rows that end a deduct's life: once a job has one, the reconciler leaves it alone.
 const lifecycleKinds = `('task_completed', 'task_failed', 'refund', 'reconciler_refund')`
 
-// orphansSQL walks the partial index ix_credit_transactions_deduct_created_at oldest first; the
-// NOT EXISTS probes use the (job_id, kind) unique index.
+// orphansSQL walks the partial index ix_credit_transactions_deduct_expires_at, earliest deadline first;
+// the NOT EXISTS probes use the (user_id, job_id, kind) unique index. A job is its user's: another user's
+// lifecycle row on the same job id says nothing about this deduct.
 const orphansSQL = `SELECT ` + columns + ` FROM credit_transactions d
- WHERE d.kind = 'deduct' AND d.created_at <= ?
-   AND NOT EXISTS (SELECT 1 FROM credit_transactions l WHERE l.job_id = d.job_id AND l.kind IN ` + lifecycleKinds + `)
- ORDER BY d.created_at LIMIT ?`
+ WHERE d.kind = 'deduct' AND d.expires_at <= ?
+   AND NOT EXISTS (SELECT 1 FROM credit_transactions l
+                    WHERE l.user_id = d.user_id AND l.job_id = d.job_id AND l.kind IN ` + lifecycleKinds + `)
+ ORDER BY d.expires_at LIMIT ?`
 
 // reconcileSQL is the re-check and the refund in one statement. It runs after lockUser, so its snapshot
 // includes every lifecycle row committed by an earlier holder of the lock (MarkFailed, FailJob, another
 // reconciler). ON CONFLICT covers a reconciler_refund written by a path that did not take the lock.
 const reconcileSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
 SELECT ?::uuid, ?::integer, 'reconciler_refund', ?::text, 'orphaned deduct'
- WHERE NOT EXISTS (SELECT 1 FROM credit_transactions l WHERE l.job_id = ? AND l.kind IN ` + lifecycleKinds + `)` + onConflict
+ WHERE NOT EXISTS (SELECT 1 FROM credit_transactions l
+                    WHERE l.user_id = ? AND l.job_id = ? AND l.kind IN ` + lifecycleKinds + `)` + onConflict
 
 // ReconcileResult counts one ReconcileOrphans pass. Scanned is at least Refunded + SkippedLifecycle; the
 // difference is candidates whose user was deleted meanwhile, or that failed (see the returned error).
@@ -51,24 +50,19 @@ type ReconcileResult struct {
 	SkippedLifecycle int
 }
 
-var errBadOrphanAge = errors.New("orphan age must be positive")
-
-// ReconcileOrphans refunds, oldest first and at most limit (<= 0: DefaultReconcileLimit), the deducts
-// created at or before now-olderThan that have no completion, failure or refund. Each refund is its own
-// short transaction with a credits.reconciled audit row. It is safe to run from several instances at
-// once, and against MarkFailed/FailJob: every job is refunded exactly once.
-func (s *Service) ReconcileOrphans(ctx context.Context, olderThan time.Duration, now time.Time, limit int) (ReconcileResult, error) {
+// ReconcileOrphans refunds, earliest deadline first and at most limit (<= 0: DefaultReconcileLimit), the
+// deducts whose expires_at (the spend's expires_in) is at or before now and that have no completion,
+// failure or refund. Each refund is its own short transaction with a credits.reconciled audit row. It is
+// safe to run from several instances at once, and against MarkFailed/FailJob: every job is refunded
+// exactly once.
+func (s *Service) ReconcileOrphans(ctx context.Context, now time.Time, limit int) (ReconcileResult, error) {
 	const op = "reconcile orphan credits"
-	if olderThan <= 0 {
-		// Zero would refund every job still running.
-		return ReconcileResult{}, wrap(op, errBadOrphanAge)
-	}
 	if limit <= 0 {
 		limit = DefaultReconcileLimit
 	}
 	var candidates []Movement
 	q := s.db.WithContext(ctx)
-	if err := q.Raw(orphansSQL, now.Add(-olderThan), limit).Scan(&candidates).Error; err != nil {
+	if err := q.Raw(orphansSQL, now, limit).Scan(&candidates).Error; err != nil {
 		return ReconcileResult{}, wrap(op, translate(q, err))
 	}
 	res := ReconcileResult{Scanned: len(candidates)}
@@ -107,7 +101,7 @@ func (s *Service) reconcileOne(ctx context.Context, d Movement) (refunded bool, 
 		if err := lockUser(tx, d.UserID); err != nil {
 			return err
 		}
-		m, ok, err := scanOne(tx.Raw(reconcileSQL, d.UserID, -d.Delta, d.JobID, d.JobID))
+		m, ok, err := scanOne(tx.Raw(reconcileSQL, d.UserID, -d.Delta, d.JobID, d.UserID, d.JobID))
 		if err != nil || !ok {
 			return err
 		}

@@ -33,7 +33,7 @@ func refundsPerJob(t *testing.T, d *pgtest.DB, jobs []string, msg string) {
 }
 
 // Five instances reconciling the same orphans at once refund each exactly once, and their counters add
-// up. (Between reconcilers UNIQUE(job_id, kind) alone already guarantees the single refund.)
+// up. (Between reconcilers UNIQUE(user_id, job_id, kind) alone already guarantees the single refund.)
 func TestConcurrentReconcilersRefundOnce(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)
@@ -48,7 +48,7 @@ func TestConcurrentReconcilersRefundOnce(t *testing.T) {
 	}
 	results := make([]credits.ReconcileResult, reconcilers)
 	errs := together(reconcilers, func(i int) (err error) {
-		results[i], err = svc.ReconcileOrphans(context.Background(), orphanAfter, time.Now(), 200)
+		results[i], err = svc.ReconcileOrphans(context.Background(), time.Now(), 200)
 		return err
 	})
 	refunded := 0
@@ -87,7 +87,7 @@ func TestReconcilerRacingFailureRefundsOnce(t *testing.T) {
 			ctx := context.Background()
 			switch {
 			case i < reconcilers:
-				results[i], err = svc.ReconcileOrphans(ctx, orphanAfter, time.Now(), 200)
+				results[i], err = svc.ReconcileOrphans(ctx, time.Now(), 200)
 			case i%2 == 0: // the ledger call a worker makes
 				_, _, err = svc.MarkFailed(ctx, user, jobs[i-reconcilers], "worker failed")
 			default: // the API's

@@ -14,13 +14,22 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 )
 
-const orphanAfter = credits.DefaultOrphanAfter
+// orphanAfter is the window oldDeduct gives its rows: the old fixed one, as 00010 backfilled it.
+const orphanAfter = 5 * time.Minute
 
-// oldDeduct writes a deduct as Deduct would have written it age ago (Deduct itself stamps now()).
+// oldDeduct writes a deduct as a spend age ago with a 5-minute window would have written it (Deduct
+// itself stamps now()).
 func oldDeduct(t *testing.T, d *pgtest.DB, user uuid.UUID, amount int, jobID string, age time.Duration) {
 	t.Helper()
-	require.NoError(t, d.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, created_at)
-		VALUES (?, ?, 'deduct', ?, now() - make_interval(secs => ?::float8))`, user, -amount, jobID, age.Seconds()).Error)
+	deductAt(t, d, user, amount, jobID, -age, orphanAfter-age)
+}
+
+// deductAt writes a deduct created at now+created whose deadline is now+expires.
+func deductAt(t *testing.T, d *pgtest.DB, user uuid.UUID, amount int, jobID string, created, expires time.Duration) {
+	t.Helper()
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, created_at, expires_at)
+		VALUES (?, ?, 'deduct', ?, now() + make_interval(secs => ?::float8), now() + make_interval(secs => ?::float8))`,
+		user, -amount, jobID, created.Seconds(), expires.Seconds()).Error)
 }
 
 // count counts ledger rows of a kind.
@@ -41,7 +50,7 @@ func audits(t *testing.T, d *pgtest.DB, action string) int {
 
 func reconcile(t *testing.T, svc *credits.Service, limit int) credits.ReconcileResult {
 	t.Helper()
-	res, err := svc.ReconcileOrphans(context.Background(), orphanAfter, time.Now(), limit)
+	res, err := svc.ReconcileOrphans(context.Background(), time.Now(), limit)
 	require.NoError(t, err)
 	return res
 }
@@ -72,9 +81,30 @@ func TestReconcileRefundsOnlyOldOrphans(t *testing.T) {
 
 	require.Equal(t, credits.ReconcileResult{}, reconcile(t, svc, 200), "a second pass finds nothing")
 	require.Equal(t, 8, balance(t, svc, user))
+}
 
-	_, err = svc.ReconcileOrphans(ctx, 0, time.Now(), 200)
-	require.ErrorContains(t, err, "orphan age must be positive", "zero would refund every running job")
+// Item 4: the deadline is the job's own, not its age. A day-long job created an hour ago is left alone; a
+// job whose one-second window has passed is refunded at once; another user's outcome for the same job id
+// does not protect a deduct.
+func TestItem4ReconcilerHonoursEachJobsDeadline(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	alice, bob := newUser(t, svc, d, 10), newUser(t, svc, d, 10)
+	deductAt(t, d, alice, 1, "long-running", -time.Hour, 23*time.Hour)
+	deductAt(t, d, alice, 2, "short", -2*time.Second, -time.Second)
+	deductAt(t, d, alice, 3, "shared-id", -time.Minute, -time.Second)
+	deductAt(t, d, bob, 4, "shared-id", -time.Minute, time.Hour)
+	_, _, err := svc.MarkCompleted(ctx, bob, "shared-id")
+	require.NoError(t, err)
+
+	require.Equal(t, credits.ReconcileResult{Scanned: 2, Refunded: 2}, reconcile(t, svc, 0))
+	var refunded []string
+	require.NoError(t, d.Gorm.Raw(`SELECT job_id || ':' || delta FROM credit_transactions WHERE kind = 'reconciler_refund'
+		ORDER BY job_id`).Scan(&refunded).Error)
+	require.Equal(t, []string{"shared-id:3", "short:2"}, refunded, "alice's shared-id despite bob's completion")
+	require.Equal(t, 9, balance(t, svc, alice))
+	require.Equal(t, 6, balance(t, svc, bob))
 }
 
 func TestReconcileLimitBoundsTheBatch(t *testing.T) {
@@ -90,7 +120,7 @@ func TestReconcileLimitBoundsTheBatch(t *testing.T) {
 	var order []string
 	require.NoError(t, d.Gorm.Raw(`SELECT job_id FROM credit_transactions WHERE kind = 'reconciler_refund'
 		ORDER BY created_at, job_id`).Scan(&order).Error)
-	require.Equal(t, []string{"orphan-0", "orphan-1", "orphan-2", "orphan-3", "orphan-4"}, order, "oldest first")
+	require.Equal(t, []string{"orphan-0", "orphan-1", "orphan-2", "orphan-3", "orphan-4"}, order, "earliest deadline first")
 	require.Equal(t, 10, balance(t, svc, user))
 }
 
@@ -113,7 +143,7 @@ func TestReconcileSkipsLifecycleRowsThatRaceTheScan(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := svc.ReconcileOrphans(ctx, orphanAfter, time.Now(), 200)
+		res, err := svc.ReconcileOrphans(ctx, time.Now(), 200)
 		done <- outcome{res, err}
 	}()
 	require.Eventually(t, func() bool {

@@ -11,11 +11,11 @@ import (
 )
 
 // columns is the RETURNING/SELECT list; gorm maps it onto Movement by its snake_case field names.
-const columns = "id, user_id, delta, kind, job_id, reason, created_at"
+const columns = "id, user_id, delta, kind, job_id, reason, created_at, expires_at"
 
-// onConflict turns a repeated (job_id, kind) into "no row returned" instead of a unique violation: a
-// failed statement would abort the caller's whole transaction, webhook claim included.
-const onConflict = " ON CONFLICT ON CONSTRAINT uq_credit_transactions_job_kind DO NOTHING RETURNING " + columns
+// onConflict turns a repeated (user_id, job_id, kind) into "no row returned" instead of a unique
+// violation: a failed statement would abort the caller's whole transaction, webhook claim included.
+const onConflict = " ON CONFLICT ON CONSTRAINT uq_credit_transactions_user_job_kind DO NOTHING RETURNING " + columns
 
 const insertSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
 VALUES (?, ?, ?, ?, ?)` + onConflict
@@ -46,24 +46,22 @@ func scanOne(q *gorm.DB) (Movement, bool, error) {
 	return m, res.RowsAffected > 0, nil
 }
 
-// find returns the movement for (jobID, kind), if any.
-func find(tx *gorm.DB, jobID, kind string) (Movement, bool, error) {
-	return scanOne(tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE job_id = ? AND kind = ?`, jobID, kind))
+// find returns the user's movement for (jobID, kind), if any. Only the user's own rows are ever read by
+// job id: another user's job of the same id is a different job.
+func find(tx *gorm.DB, userID uuid.UUID, jobID, kind string) (Movement, bool, error) {
+	return scanOne(tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE user_id = ? AND job_id = ? AND kind = ?`,
+		userID, jobID, kind))
 }
 
-// insertOnce appends one movement, or returns the existing one for (jobID, kind) with created=false.
-// The existing row must belong to userID: a job id must never reveal another user's movement.
+// insertOnce appends one movement, or returns the user's existing one for (jobID, kind) with created=false.
 func insertOnce(tx *gorm.DB, userID uuid.UUID, delta int, kind, jobID, reason string) (Movement, bool, error) {
 	m, ok, err := scanOne(tx.Raw(insertSQL, userID, delta, kind, jobID, reason))
 	if err != nil || ok {
 		return m, ok, err
 	}
-	existing, err := mustFind(tx, jobID, kind)
+	existing, err := mustFind(tx, userID, jobID, kind)
 	if err != nil {
 		return Movement{}, false, err
-	}
-	if existing.UserID != userID {
-		return Movement{}, false, ErrJobConflict
 	}
 	return existing, false, nil
 }
@@ -71,13 +69,13 @@ func insertOnce(tx *gorm.DB, userID uuid.UUID, delta int, kind, jobID, reason st
 // mustFind reads the row that just made an insert a no-op. It is a separate statement on purpose: in
 // READ COMMITTED a new statement gets a new snapshot, which sees a conflicting row that another
 // transaction committed while our insert waited on it; one INSERT ... UNION SELECT statement would not.
-func mustFind(tx *gorm.DB, jobID, kind string) (Movement, error) {
-	m, ok, err := find(tx, jobID, kind)
+func mustFind(tx *gorm.DB, userID uuid.UUID, jobID, kind string) (Movement, error) {
+	m, ok, err := find(tx, userID, jobID, kind)
 	if err != nil {
 		return Movement{}, err
 	}
 	if !ok {
-		// Only if the conflicting row's user was deleted in between, or under REPEATABLE READ.
+		// Only if the user was deleted in between, or under REPEATABLE READ.
 		return Movement{}, fmt.Errorf("%s movement for job %q conflicted but is not visible", kind, jobID)
 	}
 	return m, nil

@@ -39,12 +39,14 @@ func TestBoundCallsLeaveOuterTransactionUsable(t *testing.T) {
 	alice, bob := newUser(t, svc, d, 5), newUser(t, svc, d, 0)
 	_, _, err := svc.Grant(ctx, alice, 1, "taken", "")
 	require.NoError(t, err)
+	_, _, err = svc.Deduct(ctx, alice, 1, "spent", "")
+	require.NoError(t, err)
 
 	err = d.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		s := svc.WithTx(tx)
 		_, _, err := s.Grant(ctx, alice, 1, "taken", "")
 		require.NoError(t, err)
-		_, _, err = s.Grant(ctx, bob, 1, "taken", "")
+		_, _, err = s.Deduct(ctx, alice, 2, "spent", "")
 		require.ErrorIs(t, err, credits.ErrJobConflict)
 		_, _, err = s.Deduct(ctx, alice, 100, "job-1", "")
 		require.ErrorIs(t, err, credits.ErrInsufficient)
@@ -55,5 +57,5 @@ func TestBoundCallsLeaveOuterTransactionUsable(t *testing.T) {
 	})
 	require.NoError(t, err, "the transaction commits after the sentinels")
 	require.Equal(t, 3, balance(t, svc, bob))
-	require.Equal(t, 6, balance(t, svc, alice))
+	require.Equal(t, 5, balance(t, svc, alice))
 }

@@ -106,3 +106,35 @@ func TestCreditLedgerIsAppendOnly(t *testing.T) {
 		SELECT id, 5, 'deduct', 'd1' FROM users`).Error
 	require.ErrorIs(t, err, gorm.ErrCheckConstraintViolated)
 }
+
+// Item 4's migration (00010): deducts written before it get the old fixed window as their deadline, job
+// ids become per user, and going back down refuses a ledger the old constraint cannot hold.
+func TestItem4MigrationScopesJobsPerUserAndBackfillsDeadlines(t *testing.T) {
+	t.Parallel()
+	d := pgtest.New(t)
+	ctx := context.Background()
+	m, err := db.NewMigrator(d.SQL(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	_, err = m.DownTo(ctx, 9)
+	require.NoError(t, err)
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO users (clerk_user_id) VALUES ('user_a'), ('user_b')`).Error)
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, created_at)
+		SELECT id, -3, 'deduct', 'job-1', '2026-01-02 03:04:05+00' FROM users WHERE clerk_user_id = 'user_a'`).Error)
+
+	_, err = m.Up(ctx)
+	require.NoError(t, err)
+	var deadline string
+	require.NoError(t, d.Gorm.Raw(`SELECT to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')
+		FROM credit_transactions WHERE job_id = 'job-1'`).Scan(&deadline).Error)
+	require.Equal(t, "2026-01-02 03:09:05", deadline, "created_at + 5 minutes")
+	err = d.Gorm.Exec(`UPDATE credit_transactions SET reason = 'x'`).Error
+	require.ErrorContains(t, err, "append-only", "the trigger is back on")
+
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, expires_at)
+		SELECT id, -1, 'deduct', 'job-1', now() FROM users WHERE clerk_user_id = 'user_b'`).Error, "another user's job-1")
+	err = d.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id)
+		SELECT id, -1, 'deduct', 'job-2' FROM users WHERE clerk_user_id = 'user_b'`).Error
+	require.ErrorIs(t, err, gorm.ErrCheckConstraintViolated, "a deduct without a deadline")
+	_, err = m.DownTo(ctx, 9)
+	require.ErrorContains(t, err, "uq_credit_transactions_job_kind", "down cannot merge two users' jobs")
+}

@@ -37,6 +37,8 @@ type Config struct {
 	HSTS bool
 	// TrustedProxies are the load balancers whose X-Forwarded-For is believed (TRUSTED_PROXIES).
 	TrustedProxies []*net.IPNet
+	// WorkerAPIKeys are the service keys that may report job outcomes and spend for a user; none: nobody can.
+	WorkerAPIKeys []string
 }
 
 // Deps are the services the handlers call, one field per service. Each later capability adds its field
@@ -95,7 +97,10 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	// Everything under /api/v1 is bounded by HTTP_MAX_BODY_BYTES (413 beyond). Webhook routes read their
 	// raw body with their own bound, since they must verify the exact bytes before parsing.
 	api := e.Group("/api/v1", middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)))
-	authed := api.Group("", requireUser(deps.Sessions, deps.Accounts), rateLimit(cfg.RateLimitPerMinute))
+	// One instance of each, so a user's budget is the same whichever route spends it.
+	session, limit := requireUser(deps.Sessions, deps.Accounts), rateLimit(cfg.RateLimitPerMinute)
+	authed := api.Group("", session, limit)
+	workers := newWorkerKeys(cfg.WorkerAPIKeys)
 
 	b := &billingHandler{billing: deps.Billing, ledger: deps.Credits}
 	authed.POST("/billing/checkout", b.checkout)
@@ -117,10 +122,11 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	api.GET("/email/unsubscribe", a.confirmUnsubscribe)
 	api.POST("/email/unsubscribe", a.unsubscribe)
 
-	cr := &creditsHandler{credits: deps.Credits}
-	authed.POST("/credits/spend", cr.spend)
-	authed.POST("/credits/jobs/:job_id/complete", cr.complete)
-	authed.POST("/credits/jobs/:job_id/fail", cr.fail)
+	// A user spends with their session, or a worker for them; only a worker reports how the job ended.
+	cr := &creditsHandler{credits: deps.Credits, users: deps.Accounts}
+	api.POST("/credits/spend", cr.spend, workerOrSession(workers, session, limit))
+	api.POST("/credits/jobs/:job_id/complete", cr.complete, requireWorker(workers))
+	api.POST("/credits/jobs/:job_id/fail", cr.fail, requireWorker(workers))
 
 	ad := &adminHandler{admin: deps.Admin, ids: cfg.AdminClerkUserIDs}
 	for _, a := range cfg.AdminEmails {
