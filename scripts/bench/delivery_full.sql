@@ -48,11 +48,11 @@ RETURNING river_job.id, river_job.args, river_job.attempt, river_job.attempted_a
           river_job.created_at, river_job.errors, river_job.finalized_at, river_job.kind, river_job.max_attempts,
           river_job.metadata, river_job.priority, river_job.queue, river_job.state, river_job.scheduled_at,
           river_job.tags, river_job.unique_key, river_job.unique_states, (xmax != 0) AS unique_skipped_as_duplicate;
-INSERT INTO webhook_events (provider, event_id, event_type, payload, signature, processing_status, error_message)
-VALUES ('clerk', 'msg_pgbfull_' || :client_id::text || '_' || :r::text, 'user.created',
-        CAST('{"type":"user.created","object":"event","timestamp":' || :ms::text ||
+INSERT INTO webhook_events (provider, event_id, event_type, source, body, signature, processing_status, error_message)
+VALUES ('clerk', 'msg_pgbfull_' || :client_id::text || '_' || :r::text, 'user.created', 'webhook',
+        convert_to('{"type":"user.created","object":"event","timestamp":' || :ms::text ||
              ',"data":{"id":"user_pgbfull_' || :client_id::text || '_' || :r::text ||
              '","object":"user","primary_email_address_id":"idn_1","email_addresses":[{"id":"idn_1","email_address":"pgbfull_' ||
-             :client_id::text || '_' || :r::text || '@bench.test","verification":{"status":"verified"}}],"updated_at":' || :ms::text || '}}' AS jsonb),
+             :client_id::text || '_' || :r::text || '@bench.test","verification":{"status":"verified"}}],"updated_at":' || :ms::text || '}}', 'UTF8'),
         'v1,ZXhhbXBsZS1zaWduYXR1cmUtb2YtZm9ydHktZm91ci1ieXQ=', 'processed', NULL);
 COMMIT;

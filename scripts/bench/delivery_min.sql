@@ -9,12 +9,12 @@
 \set ms 1700000000000 + random(0, 99999999999)
 \set uid 100000000000 + :client_id
 BEGIN;
-INSERT INTO webhook_events (provider, event_id, event_type, payload, signature, processing_status)
-VALUES ('clerk', 'msg_pgbmin_' || :client_id::text || '_' || :r::text, 'user.created',
-        CAST('{"type":"user.created","object":"event","timestamp":' || :ms::text ||
+INSERT INTO webhook_events (provider, event_id, event_type, source, body, signature, processing_status)
+VALUES ('clerk', 'msg_pgbmin_' || :client_id::text || '_' || :r::text, 'user.created', 'webhook',
+        convert_to('{"type":"user.created","object":"event","timestamp":' || :ms::text ||
              ',"data":{"id":"user_pgbmin_' || :client_id::text || '_' || :r::text ||
              '","object":"user","primary_email_address_id":"idn_1","email_addresses":[{"id":"idn_1","email_address":"pgbmin_' ||
-             :client_id::text || '_' || :r::text || '@bench.test","verification":{"status":"verified"}}],"updated_at":' || :ms::text || '}}' AS jsonb),
+             :client_id::text || '_' || :r::text || '@bench.test","verification":{"status":"verified"}}],"updated_at":' || :ms::text || '}}', 'UTF8'),
         'v1,ZXhhbXBsZS1zaWduYXR1cmUtb2YtZm9ydHktZm91ci1ieXQ=', 'processed');
 INSERT INTO processed_webhook_events (provider, event_id, event_type)
 VALUES ('clerk', 'msg_pgbmin_' || :client_id::text || '_' || :r::text, 'user.created')

@@ -3,7 +3,6 @@ package account
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -53,7 +52,8 @@ type clerkUser struct {
 	} `json:"unsafe_metadata"`
 }
 
-var errNoUserID = errors.New("clerk event has no data.id")
+// errNoUserID is a user event without a user: no retry heals it.
+var errNoUserID = fmt.Errorf("clerk event has no data.id: %w", webhook.ErrPermanent)
 
 // snapshot is a user state from Clerk and the time it describes. email is the verified primary address,
 // "" when the primary is missing or unverified.
@@ -67,11 +67,11 @@ type snapshot struct {
 func parseUser(payload []byte) (snapshot, error) {
 	var ev clerkEvent
 	if err := json.Unmarshal(payload, &ev); err != nil {
-		return snapshot{}, fmt.Errorf("parse clerk event: %w", err)
+		return snapshot{}, webhook.Permanent(fmt.Errorf("parse clerk event: %w", err))
 	}
 	var u clerkUser
 	if err := json.Unmarshal(ev.Data, &u); err != nil {
-		return snapshot{}, fmt.Errorf("parse clerk user: %w", err)
+		return snapshot{}, webhook.Permanent(fmt.Errorf("parse clerk user: %w", err))
 	}
 	if u.ID == "" {
 		return snapshot{}, errNoUserID
@@ -155,7 +155,7 @@ func (s *Service) onUserDeleted(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal(ev.Payload, &e); err != nil {
-		return fmt.Errorf("parse clerk event: %w", err)
+		return webhook.Permanent(fmt.Errorf("parse clerk event: %w", err))
 	}
 	if err := json.Unmarshal(e.Data, &d); err != nil || d.ID == "" {
 		return errNoUserID

@@ -55,3 +55,15 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // escapeLike makes s match literally inside a LIKE pattern (backslash is Postgres' default escape), so a
 // search for "a_b" does not match "axb".
 func escapeLike(s string) string { return likeEscaper.Replace(s) }
+
+// UserIDByClerkIDTx returns the id of the user with clerkUserID (deleted or not), if there is one.
+func UserIDByClerkIDTx(ctx context.Context, tx *gorm.DB, clerkUserID string) (uuid.UUID, bool, error) {
+	var ids []uuid.UUID
+	if err := tx.WithContext(ctx).Raw(`SELECT id FROM users WHERE clerk_user_id = ?`, clerkUserID).Scan(&ids).Error; err != nil {
+		return uuid.Nil, false, fmt.Errorf("user of clerk id: %w", err)
+	}
+	if len(ids) == 0 {
+		return uuid.Nil, false, nil
+	}
+	return ids[0], true, nil
+}

@@ -139,12 +139,12 @@ func TestWebhookEventNeverLoadsTheSignature(t *testing.T) {
 	w, err := f.svc.WebhookEvent(context.Background(), id)
 	require.NoError(t, err)
 	require.True(t, w.HasSignature)
-	require.JSONEq(t, `{"event_id":"evt_1","event_type":"effect.happened","data":{}}`, string(w.Payload))
+	require.JSONEq(t, `{"event_id":"evt_1","event_type":"effect.happened","data":{}}`, string(w.Payload()))
 	require.Equal(t, "downstream not ready", *w.ErrorMessage)
 	list, _, err := f.svc.WebhookEvents(context.Background(), admin.WebhookFilter{Status: "FAILED"})
 	require.NoError(t, err)
 	require.Len(t, list, 1)
-	require.Nil(t, list[0].Payload, "lists carry no payload")
+	require.Nil(t, list[0].Body, "lists carry no payload")
 }
 
 // A refusal's path is the caller's input: however long or odd, recording it must not fail.
@@ -173,7 +173,7 @@ func TestStatsCountsTheLastDayOnly(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	f.failedDelivery(t, "evt_new")
-	require.NoError(t, f.db.Exec(`INSERT INTO webhook_events (provider, event_id, event_type, payload, processing_status, created_at)
+	require.NoError(t, f.db.Exec(`INSERT INTO webhook_events (provider, event_id, event_type, body, processing_status, created_at)
 		VALUES ('clerk', 'msg_old', 'user.created', '{}', 'processed', now() - interval '25 hours')`).Error)
 	require.NoError(t, f.db.Exec(`INSERT INTO users (clerk_user_id, deleted_at) VALUES ('user_a', NULL), ('user_b', now())`).Error)
 	s, err := f.svc.Stats(context.Background())

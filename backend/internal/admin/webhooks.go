@@ -19,8 +19,8 @@ type WebhookEvent = webhook.ArchivedDelivery
 // WebhookFilter selects archived deliveries; zero fields do not filter. Provider and Status are compared
 // lower-cased (the stored spelling), Type exactly; Since is inclusive.
 type WebhookFilter struct {
-	Provider, Status, Type string
-	Since                  *time.Time
+	Provider, Status, Type, EventID string
+	Since, Until                    *time.Time
 	Page
 }
 
@@ -36,12 +36,31 @@ type Replayed struct {
 // WebhookEvents lists archived deliveries newest first, without payloads.
 func (s *Service) WebhookEvents(ctx context.Context, f WebhookFilter) ([]WebhookEvent, string, error) {
 	return webhook.ListArchive(ctx, s.db, webhook.ArchiveFilter{Provider: f.Provider, Status: f.Status, Type: f.Type,
-		Since: f.Since}, f.Page)
+		EventID: f.EventID, Since: f.Since, Until: f.Until}, f.Page)
 }
 
-// WebhookEvent returns one archived delivery with its payload; db.ErrNotFound when there is none.
-func (s *Service) WebhookEvent(ctx context.Context, id uuid.UUID) (WebhookEvent, error) {
-	return webhook.ArchivedByID(ctx, s.db, id)
+// WebhookEventDetail is one delivery with everything an operator needs to see why it failed: its body,
+// every attempt of the same event (duplicates, replays, pulls) and the event's claim, if it was ever
+// processed.
+type WebhookEventDetail struct {
+	WebhookEvent
+	Attempts []WebhookEvent
+	Claim    *webhook.Claim
+}
+
+// WebhookEvent returns one archived delivery with its body, attempts and claim; db.ErrNotFound when there
+// is none.
+func (s *Service) WebhookEvent(ctx context.Context, id uuid.UUID) (WebhookEventDetail, error) {
+	var d WebhookEventDetail
+	var err error
+	if d.WebhookEvent, err = webhook.ArchivedByID(ctx, s.db, id); err != nil {
+		return d, err
+	}
+	if d.Attempts, err = webhook.Attempts(ctx, s.db, d.Provider, d.EventID); err != nil {
+		return d, err
+	}
+	d.Claim, err = webhook.ClaimOf(ctx, s.db, d.Provider, d.EventID)
+	return d, err
 }
 
 // Replay re-runs an archived delivery through the pipeline and audits it once. A processed delivery is

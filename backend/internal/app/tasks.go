@@ -34,6 +34,10 @@ func (a *App) tasks() []jobs.Task {
 			n, err := a.accounts.HardDeleteExpired(ctx, now, hardDeleteBatch)
 			return jobs.Report{"erased": n}, err
 		}},
+		{Name: "archive-partitions", Every: 24 * time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
+			n, err := webhook.EnsurePartitions(ctx, a.db, now)
+			return jobs.Report{"created": n}, err
+		}},
 		{Name: "purge-archive", Every: 24 * time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
 			n, err := webhook.PurgeArchive(ctx, a.db, now.Add(-a.cfg.WebhookArchiveRetention), purgeBatch)
 			return jobs.Report{"deleted": n}, err

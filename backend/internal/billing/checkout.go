@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
 )
 
 // Checkout signatures bind a Paddle checkout to the user who opened it: the frontend passes
@@ -39,31 +41,51 @@ func (s *CheckoutSigner) Sign(clerkUserID, email, priceID string, issued time.Ti
 	return ts + "." + hex.EncodeToString(s.mac(clerkUserID, email, priceID, ts))
 }
 
-// Verify checks sig against the claimed fields. at is when the checkout completed (the event's
-// occurred_at, not the time of this delivery: Paddle may retry a delivery for days).
+// ErrCheckoutExpired means a checkout signature is genuine but older than the window that lets it create a
+// user we have not seen: not a forgery, so it is not permanent (the user's Clerk webhook may still come,
+// and then the signature binds whatever its age).
+var ErrCheckoutExpired = errors.New("checkout signature too old to create a new user")
+
+// Verify checks sig against the claimed fields and the validity window: at is when the checkout completed
+// (the event's occurred_at, not the time of this delivery: Paddle may retry a delivery for days).
 func (s *CheckoutSigner) Verify(sig, clerkUserID, email, priceID string, at time.Time) error {
-	ts, macHex, ok := strings.Cut(sig, ".")
-	if !ok {
-		return ErrCheckoutSignature
-	}
-	sec, err := strconv.ParseInt(ts, 10, 64)
+	issued, err := s.VerifyMAC(sig, clerkUserID, email, priceID)
 	if err != nil {
-		return ErrCheckoutSignature
+		return err
 	}
-	issued := time.Unix(sec, 0)
-	if at.Before(issued.Add(-checkoutSkew)) || at.After(issued.Add(checkoutValidity)) {
-		return ErrCheckoutSignature
-	}
-	got, err := hex.DecodeString(macHex)
-	if err != nil || !hmac.Equal(got, s.mac(clerkUserID, email, priceID, ts)) {
-		return ErrCheckoutSignature
+	if !Fresh(issued, at) {
+		return ErrCheckoutExpired
 	}
 	return nil
 }
 
-func (s *CheckoutSigner) mac(clerkUserID, email, priceID, ts string) []byte {
+// VerifyMAC checks sig's MAC against the claimed fields, whatever its age, and returns when it was issued.
+// A MAC that does not verify is a forgery or a tampered field: ErrCheckoutSignature, which no retry heals.
+func (s *CheckoutSigner) VerifyMAC(sig, clerkUserID, email, priceID string) (time.Time, error) {
+	ts, macHex, ok := strings.Cut(sig, ".")
+	if !ok {
+		return time.Time{}, ErrCheckoutSignature
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return time.Time{}, ErrCheckoutSignature
+	}
+	got, err := hex.DecodeString(macHex)
+	if err != nil || !hmac.Equal(got, s.mac(clerkUserID, email, priceID, ts)) {
+		return time.Time{}, ErrCheckoutSignature
+	}
+	return time.Unix(sec, 0), nil
+}
+
+// Fresh reports whether a checkout signed at issued and completed at at is inside the window in which it
+// may create a user we have not seen yet.
+func Fresh(issued, at time.Time) bool {
+	return !at.Before(issued.Add(-checkoutSkew)) && !at.After(issued.Add(checkoutValidity))
+}
+
+func (s *CheckoutSigner) mac(clerkUserID, addr, priceID, ts string) []byte {
 	m := hmac.New(sha256.New, s.key)
 	// "|" cannot appear in Clerk ids, emails we accept or Paddle price ids, so fields cannot be shifted.
-	m.Write([]byte("v1|" + clerkUserID + "|" + strings.ToLower(email) + "|" + priceID + "|" + ts))
+	m.Write([]byte("v1|" + clerkUserID + "|" + email.Fold(addr) + "|" + priceID + "|" + ts))
 	return m.Sum(nil)
 }

@@ -2,10 +2,11 @@ package billing
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 // Paddle webhook payloads: only the fields the policy reads. Every subscription event carries a full
@@ -90,7 +91,8 @@ type adjustmentData struct {
 // Paddle's subscription statuses, in its (American) spelling.
 var validStatus = map[string]bool{"trialing": true, "active": true, "past_due": true, "paused": true, "canceled": true}
 
-var errBadPayload = errors.New("paddle payload")
+// errBadPayload is a payload that is not the event it claims to be; no retry heals it.
+var errBadPayload = fmt.Errorf("paddle payload: %w", webhook.ErrPermanent)
 
 // decode reads the envelope and its data into dst.
 func decode(payload []byte, dst any) (envelope, error) {

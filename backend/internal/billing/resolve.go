@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 // ErrUnresolvableUser means a Paddle event names no user we can trust: no valid checkout signature and no
@@ -30,8 +31,19 @@ func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, 
 		}
 	}
 	if cd != nil && cd.CheckoutSig != "" {
-		if err := s.signer.Verify(cd.CheckoutSig, cd.ClerkUserID, cd.Email, priceID, at); err != nil {
-			return uuid.Nil, fmt.Errorf("%w (clerk_user_id %q)", err, cd.ClerkUserID)
+		issued, err := s.signer.VerifyMAC(cd.CheckoutSig, cd.ClerkUserID, cd.Email, priceID)
+		if err != nil {
+			// A forged or tampered signature never becomes valid: permanent (archived failed, audited).
+			return uuid.Nil, webhook.Permanent(fmt.Errorf("%w (clerk_user_id %q)", err, cd.ClerkUserID))
+		}
+		// A genuine MAC binds an existing user whatever its age: the checkout completed (money was taken)
+		// and Paddle may deliver it days late. The 6-hour window guards only what the signature alone would
+		// create: a user we have never seen.
+		if id, ok, err := account.UserIDByClerkIDTx(ctx, tx, cd.ClerkUserID); err != nil || ok {
+			return id, err
+		}
+		if !Fresh(issued, at) {
+			return uuid.Nil, fmt.Errorf("%w (clerk_user_id %q, signed %s)", ErrCheckoutExpired, cd.ClerkUserID, issued.UTC().Format(time.RFC3339))
 		}
 		// Checkout signs only the user's verified address (Checkout refuses to sign without one), so a valid
 		// signature vouches for it like Clerk does.

@@ -138,3 +138,50 @@ func TestItem4MigrationScopesJobsPerUserAndBackfillsDeadlines(t *testing.T) {
 	_, err = m.DownTo(ctx, 9)
 	require.ErrorContains(t, err, "uq_credit_transactions_job_kind", "down cannot merge two users' jobs")
 }
+
+// The archive's rebuild (00013: raw bodies, sources, monthly partitions) keeps every existing row, on a copy
+// with data: old months get partitions, a malformed row gets its text back, a replay row is marked and
+// keeps its link, and the table is usable for new rows afterwards.
+func TestArchiveMigrationKeepsRowsAcrossPartitions(t *testing.T) {
+	t.Parallel()
+	d := pgtest.New(t)
+	ctx := context.Background()
+	m, err := db.NewMigrator(d.SQL(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	_, err = m.DownTo(ctx, 12)
+	require.NoError(t, err)
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO webhook_events (id, provider, event_id, event_type, payload, signature,
+		processing_status, error_message, created_at, replay_of) VALUES
+		('00000000-0000-4000-8000-000000000001', 'paddle', 'evt_a', 'subscription.created', '{"event_id":"evt_a","n":1}', 'ts=1;h1=ab', 'failed', 'boom', '2026-03-15 10:00:00+00', NULL),
+		('00000000-0000-4000-8000-000000000002', 'paddle', 'evt_a', 'subscription.created', '{"event_id":"evt_a","n":1}', NULL, 'processed', NULL, '2026-05-02 10:00:00+00', '00000000-0000-4000-8000-000000000001'),
+		('00000000-0000-4000-8000-000000000003', 'clerk', 'msg_b', 'user.created', '"{\"type\": trunc"', NULL, 'failed', 'malformed', now(), NULL)`).Error)
+
+	_, err = m.Up(ctx)
+	require.NoError(t, err)
+	var rows []struct {
+		ID, Source, Body, Partition string
+		ReplayOf                    *string
+	}
+	require.NoError(t, d.Gorm.Raw(`SELECT id::text, source, convert_from(body, 'UTF8') AS body, tableoid::regclass::text AS partition,
+		replay_of::text FROM webhook_events ORDER BY id`).Scan(&rows).Error)
+	require.Len(t, rows, 3)
+	require.Equal(t, "webhook_events_y2026m03", rows[0].Partition)
+	require.JSONEq(t, `{"event_id":"evt_a","n":1}`, rows[0].Body)
+	require.Equal(t, "webhook", rows[0].Source)
+	require.Equal(t, "webhook_events_y2026m05", rows[1].Partition)
+	require.Equal(t, "replay", rows[1].Source)
+	require.Equal(t, "00000000-0000-4000-8000-000000000001", *rows[1].ReplayOf)
+	require.Equal(t, `{"type": trunc`, rows[2].Body, "a malformed row gets its text back")
+
+	var parts int
+	require.NoError(t, d.Gorm.Raw(`SELECT count(*) FROM pg_inherits WHERE inhparent = 'webhook_events'::regclass`).Scan(&parts).Error)
+	require.GreaterOrEqual(t, parts, 4+2, "March through three months ahead of now")
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO webhook_events (provider, event_id, event_type, body, processing_status)
+		VALUES ('paddle', 'evt_new', 't', '\x00ff'::bytea, 'failed')`).Error, "any bytes are storable now")
+
+	_, err = m.DownTo(ctx, 12)
+	require.NoError(t, err, "down copies the rows back, a body jsonb cannot hold as a JSON string")
+	var back int
+	require.NoError(t, d.Gorm.Raw(`SELECT count(*) FROM webhook_events`).Scan(&back).Error)
+	require.Equal(t, 4, back)
+}

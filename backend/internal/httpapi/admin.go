@@ -119,9 +119,13 @@ func (h *adminHandler) audit(c echo.Context) error {
 }
 
 func (h *adminHandler) webhookEvents(c echo.Context) error {
-	f := admin.WebhookFilter{Provider: c.QueryParam("provider"), Status: c.QueryParam("status"), Type: c.QueryParam("type")}
+	f := admin.WebhookFilter{Provider: c.QueryParam("provider"), Status: c.QueryParam("status"), Type: c.QueryParam("type"),
+		EventID: c.QueryParam("event_id")}
 	var err error
 	if f.Page, f.Since, err = listParams(c); err != nil {
+		return err
+	}
+	if f.Until, err = timeParam(c, "until"); err != nil {
 		return err
 	}
 	items, next, err := h.admin.WebhookEvents(c.Request().Context(), f)
@@ -140,7 +144,7 @@ func (h *adminHandler) webhookEvent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, webhookEventDetail{webhookEventView: toWebhookEventView(w), HasSignature: w.HasSignature, Payload: w.Payload})
+	return c.JSON(http.StatusOK, toWebhookEventDetail(w))
 }
 
 type replayResponse struct {

@@ -103,21 +103,44 @@ type webhookEventView struct {
 	Provider         string     `json:"provider"`
 	EventID          string     `json:"event_id"`
 	EventType        string     `json:"event_type"`
+	Source           string     `json:"source"`
 	ProcessingStatus string     `json:"processing_status"`
 	ErrorMessage     *string    `json:"error_message"`
 	ReplayOf         *uuid.UUID `json:"replay_of"`
 	CreatedAt        time.Time  `json:"created_at"`
 }
 
-// webhookEventDetail adds the stored payload, and whether a signature was stored (never its value).
+// webhookEventDetail adds the stored body — as JSON in payload when it is JSON, else as text in body_text —,
+// whether a signature was stored (never its value), every attempt of the event and its claim.
 type webhookEventDetail struct {
 	webhookEventView
-	HasSignature bool            `json:"has_signature"`
-	Payload      json.RawMessage `json:"payload"`
+	HasSignature bool               `json:"has_signature"`
+	Payload      json.RawMessage    `json:"payload"`
+	BodyText     *string            `json:"body_text,omitempty"`
+	Attempts     []webhookEventView `json:"attempts"`
+	Claim        *claimView         `json:"claim"`
+}
+
+type claimView struct {
+	EventType   string    `json:"event_type"`
+	ProcessedAt time.Time `json:"processed_at"`
+}
+
+func toWebhookEventDetail(d admin.WebhookEventDetail) webhookEventDetail {
+	out := webhookEventDetail{webhookEventView: toWebhookEventView(d.WebhookEvent), HasSignature: d.HasSignature,
+		Payload: d.Payload(), Attempts: toPage(d.Attempts, "", toWebhookEventView).Items}
+	if out.Payload == nil {
+		text := d.BodyText()
+		out.BodyText = &text
+	}
+	if d.Claim != nil {
+		out.Claim = &claimView{EventType: d.Claim.EventType, ProcessedAt: d.Claim.ProcessedAt}
+	}
+	return out
 }
 
 func toWebhookEventView(w admin.WebhookEvent) webhookEventView {
-	return webhookEventView{ID: w.ID, Provider: w.Provider, EventID: w.EventID, EventType: w.EventType,
+	return webhookEventView{ID: w.ID, Provider: w.Provider, EventID: w.EventID, EventType: w.EventType, Source: w.Source,
 		ProcessingStatus: w.ProcessingStatus, ErrorMessage: w.ErrorMessage, ReplayOf: w.ReplayOf, CreatedAt: w.CreatedAt}
 }
 

@@ -22,12 +22,19 @@ func listParams(c echo.Context) (p db.Page, since *time.Time, err error) {
 			return p, nil, badQuery("limit must be an integer")
 		}
 	}
-	if s := c.QueryParam("since"); s != "" {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return p, nil, badQuery("since must be an RFC 3339 timestamp")
-		}
-		since = &t
+	since, err = timeParam(c, "since")
+	return p, since, err
+}
+
+// timeParam reads an optional RFC 3339 query parameter; an unreadable one is 400 naming it.
+func timeParam(c echo.Context, name string) (*time.Time, error) {
+	s := c.QueryParam(name)
+	if s == "" {
+		return nil, nil
 	}
-	return p, since, nil
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil, badQuery(name + " must be an RFC 3339 timestamp")
+	}
+	return &t, nil
 }

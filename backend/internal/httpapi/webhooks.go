@@ -24,7 +24,6 @@ var webhookErrors = []sentinel{
 	{webhook.ErrMalformedSignature, http.StatusUnauthorized, "invalid_signature", "malformed webhook signature"},
 	{webhook.ErrStaleSignature, http.StatusUnauthorized, "invalid_signature", "webhook signature timestamp outside tolerance"},
 	{webhook.ErrBadSignature, http.StatusUnauthorized, "invalid_signature", "webhook signature does not match"},
-	{webhook.ErrMalformed, http.StatusBadRequest, "malformed_payload", "webhook payload cannot be read"},
 	{webhook.ErrHandlerFailed, http.StatusInternalServerError, "handler_failed", "webhook handler failed; it will be retried"},
 	{webhook.ErrUnknownProvider, http.StatusNotFound, "not_found", "unknown webhook provider"},
 	{webhook.ErrNotReplayable, http.StatusConflict, "not_replayable", "this delivery was processed; there is nothing to replay"},
@@ -40,6 +39,10 @@ type webhookResponse struct {
 	EventID    string `json:"event_id"`
 	Idempotent bool   `json:"idempotent,omitempty"`
 	Ignored    bool   `json:"ignored,omitempty"`
+	// Failed is a delivery whose payload can never be processed (Reason says why): it is archived as
+	// failed, and answered 200 because Paddle and Svix retry any other status for days.
+	Failed bool   `json:"failed,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // receive reads the raw body (bounded: 413 beyond) and hands the exact bytes to the pipeline, which
@@ -61,5 +64,7 @@ func (h *webhookHandler) receive(c echo.Context) error {
 		EventID:    res.EventID,
 		Idempotent: res.Status == webhook.StatusSkipped,
 		Ignored:    res.Status == webhook.StatusIgnored,
+		Failed:     res.Reason != "",
+		Reason:     res.Reason,
 	})
 }

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
@@ -19,11 +19,29 @@ import (
 // Sentinels of Ingest, besides the Verifier's signature errors (which all mean 401).
 var (
 	ErrUnknownProvider = errors.New("unknown webhook provider")
-	// ErrMalformed is a verified delivery we cannot read (bad JSON, no event id): archived as failed, 400.
-	ErrMalformed = errors.New("malformed webhook payload")
 	// ErrHandlerFailed means the handler failed and everything it did was rolled back with the claim; the
 	// delivery is archived as failed and answered 500 so the provider retries.
 	ErrHandlerFailed = errors.New("webhook handler failed")
+	// ErrPermanent marks a handler error that no retry can heal: the payload itself is unusable (it cannot
+	// be parsed as the event it claims to be, or holds text Postgres refuses to store). Handlers wrap it with
+	// Permanent; the pipeline treats a Postgres data exception (SQLSTATE class 22) the same way.
+	ErrPermanent = errors.New("payload cannot be processed")
+)
+
+// Permanent marks err as one no retry can heal (see ErrPermanent).
+func Permanent(err error) error { return fmt.Errorf("%w: %w", ErrPermanent, err) }
+
+// Sources of a delivery, stored in webhook_events.source.
+const (
+	SourceWebhook = "webhook" // the provider's push
+	SourceSync    = "sync"    // pulled from the provider's API by a reconciliation job
+	SourceReplay  = "replay"  // an operator re-ran an archived delivery
+)
+
+// Public reasons of a permanent failure, in the answer and in the archive's error_message prefix.
+const (
+	ReasonMalformed     = "malformed_payload"
+	ReasonUnprocessable = "unprocessable_payload"
 )
 
 // Result is the outcome of one delivery.
@@ -31,6 +49,9 @@ type Result struct {
 	EventID string
 	// Status is the archive row's processing_status: processed, skipped (duplicate), ignored or failed.
 	Status string
+	// Reason is set for a permanent failure (Status failed, no error returned): ReasonMalformed or
+	// ReasonUnprocessable. The provider is answered 2xx so it stops retrying what can never succeed.
+	Reason string
 }
 
 // Pipeline ingests deliveries for a fixed set of providers.
@@ -69,6 +90,14 @@ func New(d Deps, providers ...*Provider) *Pipeline {
 	return p
 }
 
+// delivery is one arrival of an event, however it came.
+type delivery struct {
+	ev       Event
+	sig      string
+	source   string
+	replayOf *uuid.UUID
+}
+
 // Ingest runs one delivery through the pipeline: verify, read the envelope, then claim-dispatch-archive in
 // one transaction. An unauthenticated delivery returns the verifier's error and writes nothing at all.
 func (p *Pipeline) Ingest(ctx context.Context, provider string, h http.Header, body []byte) (Result, error) {
@@ -80,23 +109,51 @@ func (p *Pipeline) Ingest(ctx context.Context, provider string, h http.Header, b
 		p.observe(prov.Name, "", "unauthorized", 0)
 		return Result{}, err
 	}
-	sig := h.Get(prov.SignatureHeader)
+	return p.accept(ctx, prov, h, body, h.Get(prov.SignatureHeader), SourceWebhook)
+}
+
+// IngestTrusted runs a delivery that did not come as a signed push but from the provider's API over TLS
+// with our key (source SourceSync): the same envelope reading, claim and handlers as Ingest, so an event
+// both pushed and pulled has exactly one effect. There is no HTTP route to it.
+func (p *Pipeline) IngestTrusted(ctx context.Context, provider, source string, h http.Header, body []byte) (Result, error) {
+	prov, ok := p.providers[provider]
+	if !ok {
+		return Result{}, ErrUnknownProvider
+	}
+	return p.accept(ctx, prov, h, body, "", source)
+}
+
+func (p *Pipeline) accept(ctx context.Context, prov *Provider, h http.Header, body []byte, sig, source string) (Result, error) {
 	env, err := prov.ReadEnvelope(h, body)
 	if err == nil {
 		err = env.validate()
 	}
+	d := delivery{ev: Event{Provider: prov.Name, ID: env.ID, Type: env.Type, Payload: body}, sig: sig, source: source}
 	if err != nil {
-		return p.archiveMalformed(ctx, prov, env, body, sig, err)
+		return p.archiveMalformed(ctx, d, err)
 	}
-	return p.process(ctx, prov, Event{Provider: prov.Name, ID: env.ID, Type: env.Type, Payload: body}, sig, nil)
+	return p.process(ctx, prov, d)
+}
+
+// Known reports whether (provider, eventID) is already claimed: a pull can skip an event a push already
+// brought without writing a row for it.
+func (p *Pipeline) Known(ctx context.Context, provider, eventID string) (bool, error) {
+	var known bool
+	err := p.db.WithContext(ctx).Raw(`SELECT EXISTS (SELECT 1 FROM processed_webhook_events WHERE provider = ? AND event_id = ?)`,
+		provider, eventID).Row().Scan(&known)
+	if err != nil {
+		return false, fmt.Errorf("known event: %w", err)
+	}
+	return known, nil
 }
 
 // process is the one transaction of a delivery. The claim and the handler's effects share a savepoint, so
 // a failing handler undoes both while the archive row recording the failure still commits. The archive
 // row is written last, with its final status, which saves an UPDATE per delivery; inside one transaction
 // the order is invisible to everyone else.
-func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig string, replayOf *uuid.UUID) (Result, error) {
+func (p *Pipeline) process(ctx context.Context, prov *Provider, d delivery) (Result, error) {
 	start := time.Now()
+	ev := d.ev
 	res := Result{EventID: ev.ID}
 	var handlerErr error
 	err := p.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -122,12 +179,17 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig st
 		if handlerErr != nil {
 			res.Status = StatusFailed
 			msg := handlerErr.Error()
+			if permanent(handlerErr) {
+				res.Reason = ReasonUnprocessable
+				msg = ReasonUnprocessable + ": " + msg
+			}
+			msg = sanitize(msg, maxErrorLen)
 			errMsg = &msg
 			if err := auditFailure(ctx, tx, ev, msg); err != nil {
 				return err
 			}
 		}
-		return archive(tx, ev, sig, res.Status, errMsg, replayOf)
+		return archive(tx, d, res.Status, errMsg)
 	})
 	outcome := res.Status
 	if err != nil {
@@ -139,10 +201,19 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, ev Event, sig st
 		// The transaction itself failed (connection lost, request cancelled): nothing committed, not even
 		// the archive row, and the provider's retry starts from scratch.
 		return Result{}, fmt.Errorf("ingest %s %s: %w", prov.Name, ev.ID, err)
-	case handlerErr != nil:
+	case handlerErr != nil && res.Reason == "":
 		return res, fmt.Errorf("%w: %s", ErrHandlerFailed, handlerErr.Error())
 	}
+	// A permanent failure is archived with its reason and answered as handled: retrying cannot help, and
+	// an operator can replay it from the archive once the code or data is fixed.
 	return res, nil
+}
+
+// permanent reports whether a handler error can never heal on retry: the handler said so, or Postgres
+// refused the payload's data itself (SQLSTATE class 22: a NUL byte or invalid text, a value out of range).
+func permanent(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.Is(err, ErrPermanent) || (errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22"))
 }
 
 // inSavepoint runs fn after a savepoint and, when fn fails, rolls back to it: the claim and every effect
@@ -196,32 +267,33 @@ func auditFailure(ctx context.Context, tx *gorm.DB, ev Event, msg string) error 
 	})
 }
 
-func archive(tx *gorm.DB, ev Event, sig, status string, errMsg *string, replayOf *uuid.UUID) error {
+func archive(tx *gorm.DB, d delivery, status string, errMsg *string) error {
 	var sigPtr *string
-	if sig != "" {
-		sigPtr = &sig
+	if d.sig != "" {
+		sigPtr = &d.sig
 	}
+	// The body is stored as the exact bytes received (BYTEA): whatever was signed is storable.
 	err := tx.Exec(`INSERT INTO webhook_events
-		(provider, event_id, event_type, payload, signature, processing_status, error_message, replay_of)
-		VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?)`,
-		ev.Provider, ev.ID, ev.Type, string(ev.Payload), sigPtr, status, errMsg, replayOf).Error
+		(provider, event_id, event_type, source, body, signature, processing_status, error_message, replay_of)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ev.Provider, d.ev.ID, d.ev.Type, d.source, []byte(d.ev.Payload), sigPtr, status, errMsg, d.replayOf).Error
 	if err != nil {
 		return fmt.Errorf("archive delivery: %w", err)
 	}
 	return nil
 }
 
-// archiveMalformed records a verified delivery we cannot process. Its body may not even be JSON, so the
-// payload is stored as a JSON string; no claim is made, so a corrected redelivery would still process.
-func (p *Pipeline) archiveMalformed(ctx context.Context, prov *Provider, env Envelope, body []byte, sig string, cause error) (Result, error) {
-	payload, _ := json.Marshal(sanitize(string(body), len(body)))
-	ev := Event{Provider: prov.Name, ID: sanitize(env.ID, maxEventIDLen), Type: sanitize(env.Type, maxEventTypeLen), Payload: payload}
-	msg := cause.Error()
-	if err := archive(p.db.WithContext(ctx), ev, sig, StatusFailed, &msg, nil); err != nil {
-		return Result{}, fmt.Errorf("ingest %s: %w", prov.Name, err)
+// archiveMalformed records a verified delivery whose envelope we cannot read (not JSON, no event id...),
+// raw, as failed. No claim is made, so a corrected redelivery would still process; the provider is
+// answered 2xx, because no retry of these bytes can ever succeed.
+func (p *Pipeline) archiveMalformed(ctx context.Context, d delivery, cause error) (Result, error) {
+	d.ev.ID, d.ev.Type = sanitize(d.ev.ID, maxEventIDLen), sanitize(d.ev.Type, maxEventTypeLen)
+	msg := sanitize(ReasonMalformed+": "+cause.Error(), maxErrorLen)
+	if err := archive(p.db.WithContext(ctx), d, StatusFailed, &msg); err != nil {
+		return Result{}, fmt.Errorf("ingest %s: %w", d.ev.Provider, err)
 	}
-	p.logDelivery(ctx, ev, StatusFailed, time.Now(), cause)
-	return Result{EventID: ev.ID, Status: StatusFailed}, fmt.Errorf("%w: %s", ErrMalformed, msg)
+	p.logDelivery(ctx, d.ev, StatusFailed, time.Now(), cause)
+	return Result{EventID: d.ev.ID, Status: StatusFailed, Reason: ReasonMalformed}, nil
 }
 
 func (p *Pipeline) logDelivery(ctx context.Context, ev Event, status string, start time.Time, err error) {

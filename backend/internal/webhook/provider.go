@@ -62,6 +62,8 @@ type Provider struct {
 const (
 	maxEventIDLen   = 255
 	maxEventTypeLen = 128
+	// maxErrorLen bounds error_message: a handler error may quote the payload.
+	maxErrorLen = 2000
 )
 
 var (

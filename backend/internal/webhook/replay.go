@@ -2,13 +2,11 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
-
-	"github.com/fabrica-saas/fabrica/backend/internal/db"
-	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
 // Replay sentinels.
@@ -20,14 +18,14 @@ var (
 	ErrMalformedArchive = errors.New("archived delivery has no readable envelope")
 )
 
-// Replay re-runs an archived delivery's stored payload through the same idempotent transaction: a new
-// archive row linked to the original (replay_of), the same (provider, event_id) claim, so a claim that
-// already exists makes it a no-op (archived skipped). The stored payload was verified when it arrived,
-// and the caller is an authenticated operator, so the signature is not checked again.
+// Replay re-runs an archived delivery's stored body through the same idempotent transaction: a new
+// archive row (source replay) linked to the original (replay_of), the same (provider, event_id) claim, so
+// a claim that already exists makes it a no-op (archived skipped). The stored body was verified when it
+// arrived, and the caller is an authenticated operator, so the signature is not checked again.
 func (p *Pipeline) Replay(ctx context.Context, archiveID uuid.UUID) (Result, error) {
-	var orig models.WebhookEvent
-	if err := p.db.WithContext(ctx).Where("id = ?", archiveID).Take(&orig).Error; err != nil {
-		return Result{}, fmt.Errorf("replay %s: %w", archiveID, db.Translate(err))
+	orig, err := ArchivedByID(ctx, p.db, archiveID)
+	if err != nil {
+		return Result{}, fmt.Errorf("replay %s: %w", archiveID, err)
 	}
 	if orig.ProcessingStatus == StatusProcessed {
 		return Result{}, ErrNotReplayable
@@ -37,13 +35,13 @@ func (p *Pipeline) Replay(ctx context.Context, archiveID uuid.UUID) (Result, err
 		return Result{}, ErrUnknownProvider
 	}
 	env := Envelope{ID: orig.EventID, Type: orig.EventType}
-	if err := env.validate(); err != nil || (len(orig.Payload) > 0 && orig.Payload[0] == '"') {
+	if err := env.validate(); err != nil || !json.Valid(orig.Body) {
 		return Result{}, ErrMalformedArchive
 	}
 	sig := ""
 	if orig.Signature != nil {
 		sig = *orig.Signature
 	}
-	ev := Event{Provider: prov.Name, ID: orig.EventID, Type: orig.EventType, Payload: orig.Payload}
-	return p.process(ctx, prov, ev, sig, &orig.ID)
+	return p.process(ctx, prov, delivery{ev: Event{Provider: prov.Name, ID: orig.EventID, Type: orig.EventType, Payload: orig.Body},
+		sig: sig, source: SourceReplay, replayOf: &orig.ID})
 }
