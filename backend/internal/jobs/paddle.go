@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 	"gorm.io/gorm"
@@ -43,6 +44,11 @@ func NewCancelSubscriptionWorker(api SubscriptionCanceler, done func(error) bool
 }
 
 var errNoPaddleAPI = errors.New("paddle api is not configured (PADDLE_API_KEY): cancel this subscription in the Paddle dashboard")
+
+// Timeout bounds one attempt: paddleapi's own retries take at most ~45 s in the worst case.
+func (w *CancelSubscriptionWorker) Timeout(*river.Job[CancelSubscriptionArgs]) time.Duration {
+	return time.Minute
+}
 
 // Work asks Paddle to cancel at the next billing period.
 func (w *CancelSubscriptionWorker) Work(ctx context.Context, job *river.Job[CancelSubscriptionArgs]) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,6 +23,10 @@ type RunnerConfig struct {
 	// Observer hears every job attempt's outcome (metrics); nil for none.
 	Observer Observer
 }
+
+// RescueStuckJobsAfter is how long a running job may go without finishing before another process retries
+// it (River's JobRescuer), unless its worker's Timeout is longer.
+const RescueStuckJobsAfter = 2 * time.Minute
 
 // Runner works jobs: a River client on its own pgx pool (River needs pgx for LISTEN/NOTIFY and its
 // fetch loop; the web pool stays GORM's).
@@ -53,10 +58,15 @@ func NewRunner(ctx context.Context, cfg RunnerConfig, log *slog.Logger, workers 
 		return nil, fmt.Errorf("job runner: %w", err)
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Logger:       log,
-		PollOnly:     cfg.SimpleProtocol,
-		Workers:      workers,
-		PeriodicJobs: periodic,
+		// A job whose worker died (kill -9, an OOM, a lost host) stays "running" until the leader's rescuer
+		// sees it stuck; River's default waits an hour. Every worker here bounds its attempt (Timeout), and
+		// the rescuer waits for the larger of this and that bound, so a crashed email send is retried within
+		// about two minutes (plus the rescuer's 30 s tick) and a long task only after its own timeout.
+		RescueStuckJobsAfter: RescueStuckJobsAfter,
+		Logger:               log,
+		PollOnly:             cfg.SimpleProtocol,
+		Workers:              workers,
+		PeriodicJobs:         periodic,
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cfg.MaxWorkers},
 			QueueEmail:         {MaxWorkers: cfg.MaxWorkers},

@@ -45,6 +45,13 @@ func NewTaskWorker(tasks []Task, log *slog.Logger) *TaskWorker {
 	return &TaskWorker{tasks: m, log: log}
 }
 
+// TaskTimeout bounds one task run; a task does a bounded batch per run, so this is generous. A task cut off
+// by a crash is rescued only after it (tasks are idempotent, so a second run beside a slow first is safe).
+const TaskTimeout = 10 * time.Minute
+
+// Timeout bounds one run.
+func (w *TaskWorker) Timeout(*river.Job[TaskArgs]) time.Duration { return TaskTimeout }
+
 // Work runs the named task once.
 func (w *TaskWorker) Work(ctx context.Context, job *river.Job[TaskArgs]) error {
 	t, ok := w.tasks[job.Args.Name]

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	paddle "github.com/PaddleHQ/paddle-go-sdk/v4"
@@ -55,9 +56,10 @@ type Config struct {
 // Client calls the Paddle Billing API through the official SDK, with bounded
 // retries. It is safe for concurrent use.
 type Client struct {
-	sdk    *paddle.SDK
-	retry  *retryDoer
-	apiKey string
+	sdk     *paddle.SDK
+	retry   *retryDoer
+	apiKey  string
+	baseURL string
 }
 
 // New validates cfg and builds a Client. It makes no network call.
@@ -97,5 +99,5 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("paddleapi: build sdk: %w", err)
 	}
-	return &Client{sdk: sdk, retry: rd, apiKey: cfg.APIKey}, nil
+	return &Client{sdk: sdk, retry: rd, apiKey: cfg.APIKey, baseURL: strings.TrimRight(cfg.BaseURL, "/")}, nil
 }
