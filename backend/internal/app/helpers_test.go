@@ -69,10 +69,10 @@ const testTiers = `tiers:
     signup_credits: 25
   - name: pro
     paddle_price_ids: [pri_pro_monthly]
-    period_credits: 1000
+    monthly_credits: 1000
   - name: team
     paddle_price_ids: [pri_team_monthly]
-    period_credits: 5000
+    monthly_credits: 5000
 `
 
 type apiEnv struct {

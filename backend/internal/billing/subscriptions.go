@@ -42,14 +42,14 @@ func (s *Service) onSubscriptionCreated(ctx context.Context, tx *gorm.DB, ev web
 		return err
 	}
 	granted := 0
-	if p := r.sub.CurrentBillingPeriod; r.sub.Status == "active" && p != nil && r.tier.PeriodCredits > 0 {
-		_, created, err := s.credits.WithTx(tx).Grant(ctx, r.userID, r.tier.PeriodCredits,
+	if p := r.sub.CurrentBillingPeriod; r.sub.Status == "active" && p != nil && r.tier.MonthlyCredits > 0 {
+		_, created, err := s.credits.WithTx(tx).Grant(ctx, r.userID, r.tier.MonthlyCredits,
 			grantJobID(r.sub.ID, p.StartsAt), "period credits: "+r.tier.Name)
 		if err != nil {
 			return err
 		}
 		if created {
-			granted = r.tier.PeriodCredits
+			granted = r.tier.MonthlyCredits
 		}
 	}
 	if err := s.auditSubscription(ctx, tx, ev, r, map[string]any{"credits_granted": granted}); err != nil {

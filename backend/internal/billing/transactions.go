@@ -72,14 +72,14 @@ func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev we
 		return err
 	}
 	granted := 0
-	if tier.PeriodCredits > 0 {
-		_, created, err := s.credits.WithTx(tx).Grant(ctx, userID, tier.PeriodCredits,
+	if tier.MonthlyCredits > 0 {
+		_, created, err := s.credits.WithTx(tx).Grant(ctx, userID, tier.MonthlyCredits,
 			grantJobID(subID, t.BillingPeriod.StartsAt), "period credits: "+tier.Name)
 		if err != nil {
 			return err
 		}
 		if created {
-			granted = tier.PeriodCredits
+			granted = tier.MonthlyCredits
 		}
 	}
 	return s.auditTransaction(ctx, tx, ev, t, &userID, granted)
