@@ -68,7 +68,7 @@ const testTiers = `tiers:
   - name: free
     signup_credits: 25
   - name: pro
-    paddle_price_ids: [pri_pro_monthly]
+    paddle_price_ids: [pri_pro_monthly, pri_pro_yearly]
     monthly_credits: 1000
   - name: team
     paddle_price_ids: [pri_team_monthly]

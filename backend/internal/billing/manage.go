@@ -28,10 +28,12 @@ var (
 	ErrAlreadySubscribed = errors.New("already has an active subscription")
 	ErrFreeTierCheckout  = errors.New("the free tier needs no checkout")
 	ErrUnknownTier       = errors.New("unknown tier")
-	ErrNoSubscription    = errors.New("no active subscription")
-	ErrSameTier          = errors.New("already on this tier")
-	ErrNotPaused         = errors.New("subscription is not paused")
-	ErrNoPaddleAPI       = errors.New("paddle api is not configured")
+	// ErrUnknownCheckoutPrice is a checkout price_id that is not one of the tier's prices.
+	ErrUnknownCheckoutPrice = errors.New("price is not one of the tier's prices")
+	ErrNoSubscription       = errors.New("no active subscription")
+	ErrSameTier             = errors.New("already on this tier")
+	ErrNotPaused            = errors.New("subscription is not paused")
+	ErrNoPaddleAPI          = errors.New("paddle api is not configured")
 	// ErrEmailUnverified means the user has no verified email yet, so no Paddle customer can be bound.
 	ErrEmailUnverified = errors.New("no verified email address")
 )
@@ -46,15 +48,20 @@ type CheckoutData struct {
 	CustomData    map[string]string
 }
 
-// Checkout prepares a signed checkout for tier, for the user's bound Paddle customer (binding it first,
-// through the API, by the user's verified email). A user with a live subscription changes tier instead.
-func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName string) (CheckoutData, error) {
+// Checkout prepares a signed checkout of priceID, one of tier's prices (the tier's first, its default,
+// when ""), for the user's bound Paddle customer (binding it first, through the API, by the user's
+// verified email). The signature binds that price. A user with a live subscription changes tier instead.
+func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName, priceID string) (CheckoutData, error) {
 	tier, ok := s.tiers.ByName(tierName)
 	switch {
 	case !ok:
 		return CheckoutData{}, fmt.Errorf("checkout %q: %w", tierName, ErrUnknownTier)
 	case s.tiers.IsFree(tier):
 		return CheckoutData{}, ErrFreeTierCheckout
+	case priceID == "":
+		priceID = tier.PaddlePriceIDs[0]
+	case !tier.HasPrice(priceID):
+		return CheckoutData{}, fmt.Errorf("checkout %q at %q: %w", tierName, priceID, ErrUnknownCheckoutPrice)
 	}
 	if _, err := s.liveSubscription(ctx, a.UserID); err == nil {
 		return CheckoutData{}, ErrAlreadySubscribed
@@ -65,10 +72,9 @@ func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName string) 
 	if err != nil {
 		return CheckoutData{}, err
 	}
-	price := tier.PaddlePriceIDs[0]
-	return CheckoutData{PaddlePriceID: price, CustomerID: customer, CustomerEmail: u.Email, CustomData: map[string]string{
+	return CheckoutData{PaddlePriceID: priceID, CustomerID: customer, CustomerEmail: u.Email, CustomData: map[string]string{
 		"clerk_user_id": a.ClerkUserID, "email": u.Email,
-		"checkout_sig": s.signer.Sign(a.ClerkUserID, u.Email, price, s.now()),
+		"checkout_sig": s.signer.Sign(a.ClerkUserID, u.Email, priceID, s.now()),
 	}}, nil
 }
 
