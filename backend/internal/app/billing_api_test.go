@@ -72,7 +72,7 @@ func TestBillingAPI(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{
-		"cancel sub_user_pro", "cancel-now sub_user_pro", "change sub_user_pro pri_team_monthly",
+		"cancel sub_user_pro", "cancel-now sub_user_pro", "change sub_user_pro pri_team_monthly x1",
 		"cancel sub_user_pro", "resume sub_user_paused", "portal ctm_user_pro sub_user_pro",
 	}, e.paddle.recorded(), "only the caller's own subscription is ever touched")
 

@@ -16,7 +16,8 @@ import (
 // Our tables never change from its responses: Paddle's webhooks follow and drive every change.
 type PaddleAPI interface {
 	CancelSubscription(ctx context.Context, subscriptionID string, immediately bool) error
-	ChangePrice(ctx context.Context, subscriptionID, priceID string) error
+	// ChangeItems replaces the subscription's recurring items with items (price id -> quantity).
+	ChangeItems(ctx context.Context, subscriptionID string, items map[string]int) error
 	ResumeSubscription(ctx context.Context, subscriptionID string) error
 	PortalURL(ctx context.Context, customerID string, subscriptionIDs []string) (string, error)
 	// EnsureCustomer returns the Paddle customer for email, creating it if Paddle has none.
@@ -118,8 +119,10 @@ func (s *Service) Cancel(ctx context.Context, a audit.Actor, immediately bool) e
 	return s.auditRequest(ctx, a, "billing.cancel_requested", sub, map[string]any{"cancel_immediately": immediately})
 }
 
-// Change moves the live subscription to target: a paid tier through a prorated price change, free
-// through a cancel at period end (there is no Paddle price for free).
+// Change moves the live subscription to target: a paid tier through a prorated item change that swaps
+// the plan for target's price of the same billing interval (a yearly subscriber stays yearly) and keeps
+// the recurring add-ons (and the seats, into a per-seat tier); free through a cancel at period end (there is no Paddle price for
+// free).
 func (s *Service) Change(ctx context.Context, a audit.Actor, target string) error {
 	tier, ok := s.tiers.ByName(target)
 	if !ok {
@@ -132,15 +135,61 @@ func (s *Service) Change(ctx context.Context, a audit.Actor, target string) erro
 	if sub.Tier == tier.Name {
 		return ErrSameTier
 	}
+	details := map[string]any{"from_tier": sub.Tier, "to_tier": tier.Name}
 	if s.tiers.IsFree(tier) {
 		err = s.api.CancelSubscription(ctx, sub.PaddleSubscriptionID, false)
 	} else {
-		err = s.api.ChangePrice(ctx, sub.PaddleSubscriptionID, tier.PaddlePriceIDs[0])
+		var items map[string]int
+		if items, err = s.changedItems(ctx, sub, tier); err != nil {
+			return err
+		}
+		details["items"] = items
+		err = s.api.ChangeItems(ctx, sub.PaddleSubscriptionID, items)
 	}
 	if err != nil {
 		return fmt.Errorf("change subscription: %w", err)
 	}
-	return s.auditRequest(ctx, a, "billing.change_requested", sub, map[string]any{"from_tier": sub.Tier, "to_tier": tier.Name})
+	return s.auditRequest(ctx, a, "billing.change_requested", sub, details)
+}
+
+// changedItems is the item list that moves sub to tier: its recurring add-ons as they are, and in place
+// of the plan, tier's price with the plan's billing cycle (by the tiers file's intervals; the tier's
+// first price when none matches or the cycle is unknown), at the plan's quantity for a per-seat tier
+// (credits_per_seat), else 1.
+func (s *Service) changedItems(ctx context.Context, sub models.Subscription, tier Tier) (map[string]int, error) {
+	stored, err := SubscriptionItemsTx(ctx, s.db, []uuid.UUID{sub.ID})
+	if err != nil {
+		return nil, err
+	}
+	items := map[string]int{}
+	var interval string
+	var frequency int
+	if p, ok := s.tiers.Price(sub.PaddlePriceID); ok {
+		interval, frequency = p.Interval, p.Frequency
+	}
+	for _, it := range stored[sub.ID] {
+		switch {
+		case it.Tiered:
+			if it.BillingInterval != nil && it.BillingFrequency != nil {
+				interval, frequency = *it.BillingInterval, *it.BillingFrequency
+			}
+		case it.Recurring && it.Status != "inactive":
+			items[it.PriceID] = it.Quantity
+		}
+	}
+	price := tier.PaddlePriceIDs[0]
+	for _, id := range tier.PaddlePriceIDs {
+		if p, _ := s.tiers.Price(id); interval != "" && p.Interval == interval && p.Frequency == frequency {
+			price = id
+			break
+		}
+	}
+	// Seats carry over to a per-seat tier; a flat tier is one unit of its price.
+	items[price] = 1
+	if tier.CreditsPerSeat {
+		items[price] = max(sub.Quantity, 1)
+	}
+	return items, nil
 }
 
 // Resume asks Paddle to resume a paused subscription.
