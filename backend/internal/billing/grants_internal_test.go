@@ -50,3 +50,28 @@ func TestGrantCalendar(t *testing.T) {
 	long := topUpJobID(strings.Repeat("s", maxSubscriptionID), m, strings.Repeat("t", maxTierName), maxQuantity)
 	require.LessOrEqual(t, len(long), 128, "the longest top-up key fits the ledger")
 }
+
+// An item's amount in the subscription's currency: its base price, else the one override in that
+// currency; overrides that disagree (the payload names no country) leave the base price in its currency.
+func TestItemUnitPrice(t *testing.T) {
+	t.Parallel()
+	it := item{Price: price{UnitPrice: &money{Amount: "1500", CurrencyCode: "USD"}}}
+	override := func(country, amount, cur string) priceOverride {
+		return priceOverride{CountryCodes: []string{country}, UnitPrice: money{Amount: amount, CurrencyCode: cur}}
+	}
+	check := func(currency string, wantAmount int64, wantCur string) {
+		t.Helper()
+		n, cur, ok := it.unitPrice(currency)
+		require.True(t, ok)
+		require.Equal(t, wantAmount, n)
+		require.Equal(t, wantCur, cur)
+	}
+	check("USD", 1500, "USD")
+	check("EUR", 1500, "USD") // no EUR override: Paddle converts; the base price stands
+	it.Price.UnitPriceOverrides = append(it.Price.UnitPriceOverrides, override("DE", "1400", "EUR"), override("FR", "1400", "EUR"))
+	check("EUR", 1400, "EUR")
+	it.Price.UnitPriceOverrides = append(it.Price.UnitPriceOverrides, override("IE", "1300", "EUR"))
+	check("EUR", 1500, "USD") // ambiguous
+	_, _, ok := item{Price: price{UnitPrice: &money{Amount: "12.50", CurrencyCode: "USD"}}}.unitPrice("USD")
+	require.False(t, ok, "amounts are integers in minor units")
+}

@@ -3,6 +3,7 @@ package billing
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -57,19 +58,29 @@ func (t *Tiers) planOf(items []item) (plan, error) {
 func itemRows(subID uuid.UUID, items []item, tieredAt int, currency string) []models.SubscriptionItem {
 	rows := make([]models.SubscriptionItem, 0, len(items))
 	for i, it := range items {
+		// What the columns cannot hold is dropped rather than failing the delivery forever: the item is
+		// still recorded, only without that detail.
 		row := models.SubscriptionItem{SubscriptionID: subID, Position: i, PriceID: it.Price.ID,
-			ProductID: it.Price.ProductID, Quantity: it.quantity(), Recurring: it.recurring(), Status: it.Status,
-			Tiered: i == tieredAt}
-		if amount, cur, ok := it.unitPrice(currency); ok {
+			ProductID: fits(it.Price.ProductID, 64), Quantity: it.quantity(), Recurring: it.recurring(),
+			Status: fits(it.Status, 16), Tiered: i == tieredAt}
+		if amount, cur, ok := it.unitPrice(currency); ok && len(cur) == 3 {
 			row.UnitAmount, row.Currency = &amount, &cur
 		}
-		if c := it.Price.BillingCycle; c != nil && c.Interval != "" {
+		if c := it.Price.BillingCycle; c != nil && slices.Contains(validIntervals, c.Interval) {
 			freq := max(c.Frequency, 1)
 			row.BillingInterval, row.BillingFrequency = &c.Interval, &freq
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// fits is s, or "" when it is longer than the column's n characters.
+func fits(s string, n int) string {
+	if len(s) > n {
+		return ""
+	}
+	return s
 }
 
 // replaceItems stores the items of the snapshot just applied, replacing the previous set: items are part

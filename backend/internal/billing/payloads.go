@@ -47,11 +47,13 @@ type price struct {
 	ProductID string `json:"product_id"`
 	UnitPrice *money `json:"unit_price"`
 	// UnitPriceOverrides are per-country prices; Paddle charges the customer's country's override.
-	UnitPriceOverrides []struct {
-		CountryCodes []string `json:"country_codes"`
-		UnitPrice    money    `json:"unit_price"`
-	} `json:"unit_price_overrides"`
-	BillingCycle *billingCycle `json:"billing_cycle"` // null for a one-time price
+	UnitPriceOverrides []priceOverride `json:"unit_price_overrides"`
+	BillingCycle       *billingCycle   `json:"billing_cycle"` // null for a one-time price
+}
+
+type priceOverride struct {
+	CountryCodes []string `json:"country_codes"`
+	UnitPrice    money    `json:"unit_price"`
 }
 
 // item is one line of a subscription or a transaction: the plan, an add-on or a one-time charge. Paddle
@@ -207,7 +209,7 @@ func validItems(items []item) error {
 	for i, it := range items {
 		switch {
 		case it.Price.ID == "" || len(it.Price.ID) > 64:
-			return fmt.Errorf("%w: item %d has no price id", errBadPayload, i)
+			return fmt.Errorf("%w: item %d price id %q", errBadPayload, i, it.Price.ID)
 		case it.quantity() < 0 || it.quantity() > maxQuantity:
 			return fmt.Errorf("%w: item %d quantity %d", errBadPayload, i, it.quantity())
 		}

@@ -216,7 +216,7 @@ func upsertSubscription(ctx context.Context, tx *gorm.DB, r synced) (uuid.UUID, 
 		RETURNING id`,
 		r.userID, sub.ID, sub.CustomerID, r.plan.item.Price.ID, r.tier.Name, sub.Status,
 		start, end, sub.CanceledAt, rawOrNil(sub.ScheduledChange), r.env.OccurredAt, r.env.EventID, txnID,
-		r.plan.quantity, sub.CurrencyCode, rawOrNil(sub.Discount), jobFrom(sub), grantStatuses).Scan(&ids).Error
+		r.plan.quantity, fits(sub.CurrencyCode, 3), rawOrNil(sub.Discount), jobFrom(sub), grantStatuses).Scan(&ids).Error
 	if err != nil {
 		return uuid.Nil, false, fmt.Errorf("upsert subscription %s: %w", sub.ID, err)
 	}
