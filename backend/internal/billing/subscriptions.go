@@ -67,30 +67,6 @@ func (s *Service) onSubscriptionCreated(ctx context.Context, tx *gorm.DB, ev web
 		})
 }
 
-// grantCurrentMonth tops the month of the snapshot's occurred_at up to the snapshot's allowance (tier ×
-// seats), for an active subscription whose access is not revoked. A stale snapshot (a newer one is
-// already applied) still tops up its own month: every event then grants "at least its allowance", so the
-// month ends at the largest allowance delivered, in any arrival order. The upsert holds the row's lock.
-func (s *Service) grantCurrentMonth(ctx context.Context, tx *gorm.DB, r synced) (int, error) {
-	p := r.sub.CurrentBillingPeriod
-	if r.sub.Status != "active" || p == nil {
-		return 0, nil
-	}
-	month, ok := monthOf(*p, r.env.OccurredAt)
-	if !ok {
-		return 0, nil
-	}
-	var revoked bool
-	if err := tx.WithContext(ctx).Raw(`SELECT access_revoked_at IS NOT NULL FROM subscriptions
-		WHERE paddle_subscription_id = ?`, r.sub.ID).Row().Scan(&revoked); err != nil {
-		return 0, fmt.Errorf("grant month: %w", err)
-	}
-	if revoked {
-		return 0, nil // a refunded period earns nothing more; a new payment lifts this
-	}
-	return s.grantMonth(ctx, tx, r.userID, r.sub.ID, month, r.tier, r.plan.quantity, false)
-}
-
 // onSubscriptionCanceled records the cancellation. The user keeps the tier until current_period_end; the
 // expiry job downgrades then, or this handler at once when the period is already over.
 func (s *Service) onSubscriptionCanceled(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
