@@ -28,7 +28,9 @@ type UserFilter struct {
 type UserDetail struct {
 	User          models.User
 	Subscriptions []models.Subscription
-	Balance       int
+	// Items are each subscription's items (plan, add-ons, one-time charges), by subscription row id.
+	Items   map[uuid.UUID][]models.SubscriptionItem
+	Balance int
 	// Movements are the newest LedgerSize ledger rows, newest first.
 	Movements []credits.Movement
 }
@@ -52,6 +54,13 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (UserDetail, error) {
 			return err
 		}
 		slices.Reverse(d.Subscriptions) // newest first
+		ids := make([]uuid.UUID, len(d.Subscriptions))
+		for i, sub := range d.Subscriptions {
+			ids[i] = sub.ID
+		}
+		if d.Items, err = billing.SubscriptionItemsTx(ctx, tx, ids); err != nil {
+			return err
+		}
 		ledger := credits.New(tx, credits.Config{})
 		if d.Movements, _, err = ledger.List(ctx, id, LedgerSize, ""); err != nil {
 			return err

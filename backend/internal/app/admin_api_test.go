@@ -112,6 +112,11 @@ func TestAdminAPI(t *testing.T) {
 	e.subscribe(t, "user_pro", "active", "pro")
 	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id)
 		SELECT id, 1000, 'grant', 'g-' || n FROM users, generate_series(1, 60) n WHERE clerk_user_id = 'user_pro'`).Error)
+	// An add-on first, then the plan, as a Paddle snapshot would have stored them.
+	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO subscription_items (subscription_id, position, price_id, quantity,
+		unit_amount, currency, billing_interval, billing_frequency, recurring, status, tiered)
+		SELECT id, 0, 'pri_storage', 2, 1000, 'USD', 'month', 1, true, 'active', false FROM subscriptions
+		UNION ALL SELECT id, 1, 'pri_pro_monthly', 1, 1500, 'USD', 'month', 1, true, 'active', true FROM subscriptions`).Error)
 	var pro string
 	require.NoError(t, e.db.Gorm.Raw(`SELECT id FROM users WHERE clerk_user_id = 'user_pro'`).Scan(&pro).Error)
 
@@ -155,6 +160,12 @@ func TestAdminAPI(t *testing.T) {
 	require.Len(t, detail.Subscriptions, 1)
 	require.Equal(t, "sub_user_pro", detail.Subscriptions[0]["id"])
 	require.Equal(t, "ctm_user_pro", detail.Subscriptions[0]["paddle_customer_id"])
+	items, _ := json.Marshal(detail.Subscriptions[0]["items"])
+	require.JSONEq(t, `[
+		{"price_id":"pri_storage","product_id":"","quantity":2,"unit_amount":1000,"currency":"USD","billing_interval":"month",
+		 "billing_frequency":1,"recurring":true,"status":"active","tiered":false},
+		{"price_id":"pri_pro_monthly","product_id":"","quantity":1,"unit_amount":1500,"currency":"USD","billing_interval":"month",
+		 "billing_frequency":1,"recurring":true,"status":"active","tiered":true}]`, string(items))
 	require.Equal(t, 60_000, detail.Ledger.Balance, "the balance covers every movement")
 	require.Len(t, detail.Ledger.Items, 50, "only the newest 50 movements")
 

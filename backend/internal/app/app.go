@@ -108,6 +108,9 @@ func (a *App) wire() error {
 	if err != nil {
 		return fmt.Errorf("config: TIERS_FILE: %w", err)
 	}
+	for _, w := range tiers.Warnings() {
+		a.log.Warn("tiers file", "warning", w)
+	}
 	if a.paddle, err = a.paddleAPI(); err != nil {
 		return err
 	}

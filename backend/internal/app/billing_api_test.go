@@ -49,6 +49,8 @@ func TestBillingAPI(t *testing.T) {
 	}{
 		{"checkout free tier", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":"free"}`, http.StatusConflict, "free_tier"},
 		{"checkout unknown tier", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":"gold"}`, http.StatusUnprocessableEntity, "unknown_tier"},
+		{"checkout another tier's price", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":"pro","price_id":"pri_team_monthly"}`, http.StatusUnprocessableEntity, "unknown_price"},
+		{"checkout unknown price", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":"pro","price_id":"pri_nope"}`, http.StatusUnprocessableEntity, "unknown_price"},
 		{"checkout malformed", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":`, http.StatusBadRequest, "bad_request"},
 		{"checkout while subscribed", http.MethodPost, "/api/v1/billing/checkout", pro, `{"tier":"team"}`, http.StatusConflict, "already_subscribed"},
 		{"cancel without subscription", http.MethodPost, "/api/v1/billing/subscription/cancel", free, `{}`, http.StatusConflict, "no_subscription"},
@@ -70,7 +72,7 @@ func TestBillingAPI(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{
-		"cancel sub_user_pro", "cancel-now sub_user_pro", "change sub_user_pro pri_team_monthly",
+		"cancel sub_user_pro", "cancel-now sub_user_pro", "change sub_user_pro pri_team_monthly x1",
 		"cancel sub_user_pro", "resume sub_user_paused", "portal ctm_user_pro sub_user_pro",
 	}, e.paddle.recorded(), "only the caller's own subscription is ever touched")
 
@@ -124,6 +126,26 @@ func TestCheckoutAndSubscriptionAndCredits(t *testing.T) {
 	require.NotEmpty(t, credits.NextCursor)
 	rec = e.call(t, http.MethodGet, "/api/v1/billing/credits?cursor=garbage", e.token(t, "user_pro"), "")
 	require.Equal(t, http.StatusBadRequest, rec.Code)
+}
+
+// price_id picks the interval at checkout: the response and the signature carry the chosen price, which
+// the webhook will then accept for the first binding.
+func TestCheckoutPicksOneOfTheTiersPrices(t *testing.T) {
+	t.Parallel()
+	e := newAPIEnv(t)
+	rec := e.call(t, http.MethodPost, "/api/v1/billing/checkout", e.token(t, "user_yearly"), `{"tier":"pro","price_id":"pri_pro_yearly"}`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var out struct {
+		PaddlePriceID string            `json:"paddle_price_id"`
+		CustomData    map[string]string `json:"custom_data"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
+	require.Equal(t, "pri_pro_yearly", out.PaddlePriceID)
+	signer := billing.NewCheckoutSigner(e.app.cfg.CheckoutSigningSecret)
+	sig := out.CustomData["checkout_sig"]
+	require.NoError(t, signer.Verify(sig, "user_yearly", "user_yearly@example.com", "pri_pro_yearly", time.Now()))
+	require.ErrorIs(t, signer.Verify(sig, "user_yearly", "user_yearly@example.com", "pri_pro_monthly", time.Now()),
+		billing.ErrCheckoutSignature, "the signature binds the chosen price")
 }
 
 func TestDeletedAccountGets410(t *testing.T) {

@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,8 +41,12 @@ func (f *fakePaddle) CancelSubscription(_ context.Context, id string, now bool) 
 	}
 	return f.record("cancel " + id)
 }
-func (f *fakePaddle) ChangePrice(_ context.Context, id, price string) error {
-	return f.record("change " + id + " " + price)
+func (f *fakePaddle) ChangeItems(_ context.Context, id string, items map[string]int) error {
+	list := make([]string, 0, len(items))
+	for _, p := range slices.Sorted(maps.Keys(items)) {
+		list = append(list, p+" x"+strconv.Itoa(items[p]))
+	}
+	return f.record("change " + id + " " + strings.Join(list, ","))
 }
 func (f *fakePaddle) ResumeSubscription(_ context.Context, id string) error {
 	return f.record("resume " + id)
@@ -68,11 +75,11 @@ const testTiers = `tiers:
   - name: free
     signup_credits: 25
   - name: pro
-    paddle_price_ids: [pri_pro_monthly]
-    period_credits: 1000
+    paddle_price_ids: [pri_pro_monthly, pri_pro_yearly]
+    monthly_credits: 1000
   - name: team
     paddle_price_ids: [pri_team_monthly]
-    period_credits: 5000
+    monthly_credits: 5000
 `
 
 type apiEnv struct {

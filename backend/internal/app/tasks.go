@@ -30,6 +30,12 @@ func (a *App) tasks() []jobs.Task {
 			n, err := a.billing.ExpireCanceled(ctx, now)
 			return jobs.Report{"downgraded": n}, err
 		}},
+		// Hourly, so a yearly plan's month is granted within the hour it starts; a run only reads the
+		// subscriptions whose next month is due (next_grant_at).
+		{Name: "monthly-grants", Every: time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
+			r, err := a.billing.GrantMonths(ctx, now)
+			return jobs.Report{"subscriptions": r.Subscriptions, "grants": r.Grants, "credits": r.Credits}, err
+		}},
 		{Name: "hard-delete-accounts", Every: 24 * time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
 			n, err := a.accounts.HardDeleteExpired(ctx, now, hardDeleteBatch)
 			return jobs.Report{"erased": n}, err

@@ -279,7 +279,7 @@ func TestRenewalAndCreatedNeverGrantOnePeriodTwice(t *testing.T) {
 func TestUnknownPriceFailsThenHeals(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)
-	f := newFixture(t, d, "tiers:\n  - name: free\n    signup_credits: 25\n  - name: pro\n    paddle_price_ids: [pri_other]\n    period_credits: 1000\n")
+	f := newFixture(t, d, "tiers:\n  - name: free\n    signup_credits: 25\n  - name: pro\n    paddle_price_ids: [pri_other]\n    monthly_credits: 1000\n")
 	body := f.created(t0, "evt_c").payload()
 	_, err := f.deliver(t, body)
 	require.ErrorIs(t, err, webhook.ErrHandlerFailed)

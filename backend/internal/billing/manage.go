@@ -16,7 +16,8 @@ import (
 // Our tables never change from its responses: Paddle's webhooks follow and drive every change.
 type PaddleAPI interface {
 	CancelSubscription(ctx context.Context, subscriptionID string, immediately bool) error
-	ChangePrice(ctx context.Context, subscriptionID, priceID string) error
+	// ChangeItems replaces the subscription's recurring items with items (price id -> quantity).
+	ChangeItems(ctx context.Context, subscriptionID string, items map[string]int) error
 	ResumeSubscription(ctx context.Context, subscriptionID string) error
 	PortalURL(ctx context.Context, customerID string, subscriptionIDs []string) (string, error)
 	// EnsureCustomer returns the Paddle customer for email, creating it if Paddle has none.
@@ -28,10 +29,12 @@ var (
 	ErrAlreadySubscribed = errors.New("already has an active subscription")
 	ErrFreeTierCheckout  = errors.New("the free tier needs no checkout")
 	ErrUnknownTier       = errors.New("unknown tier")
-	ErrNoSubscription    = errors.New("no active subscription")
-	ErrSameTier          = errors.New("already on this tier")
-	ErrNotPaused         = errors.New("subscription is not paused")
-	ErrNoPaddleAPI       = errors.New("paddle api is not configured")
+	// ErrUnknownCheckoutPrice is a checkout price_id that is not one of the tier's prices.
+	ErrUnknownCheckoutPrice = errors.New("price is not one of the tier's prices")
+	ErrNoSubscription       = errors.New("no active subscription")
+	ErrSameTier             = errors.New("already on this tier")
+	ErrNotPaused            = errors.New("subscription is not paused")
+	ErrNoPaddleAPI          = errors.New("paddle api is not configured")
 	// ErrEmailUnverified means the user has no verified email yet, so no Paddle customer can be bound.
 	ErrEmailUnverified = errors.New("no verified email address")
 )
@@ -46,15 +49,20 @@ type CheckoutData struct {
 	CustomData    map[string]string
 }
 
-// Checkout prepares a signed checkout for tier, for the user's bound Paddle customer (binding it first,
-// through the API, by the user's verified email). A user with a live subscription changes tier instead.
-func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName string) (CheckoutData, error) {
+// Checkout prepares a signed checkout of priceID, one of tier's prices (the tier's first, its default,
+// when ""), for the user's bound Paddle customer (binding it first, through the API, by the user's
+// verified email). The signature binds that price. A user with a live subscription changes tier instead.
+func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName, priceID string) (CheckoutData, error) {
 	tier, ok := s.tiers.ByName(tierName)
 	switch {
 	case !ok:
 		return CheckoutData{}, fmt.Errorf("checkout %q: %w", tierName, ErrUnknownTier)
 	case s.tiers.IsFree(tier):
 		return CheckoutData{}, ErrFreeTierCheckout
+	case priceID == "":
+		priceID = tier.PaddlePriceIDs[0]
+	case !tier.HasPrice(priceID):
+		return CheckoutData{}, fmt.Errorf("checkout %q at %q: %w", tierName, priceID, ErrUnknownCheckoutPrice)
 	}
 	if _, err := s.liveSubscription(ctx, a.UserID); err == nil {
 		return CheckoutData{}, ErrAlreadySubscribed
@@ -65,10 +73,9 @@ func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName string) 
 	if err != nil {
 		return CheckoutData{}, err
 	}
-	price := tier.PaddlePriceIDs[0]
-	return CheckoutData{PaddlePriceID: price, CustomerID: customer, CustomerEmail: u.Email, CustomData: map[string]string{
+	return CheckoutData{PaddlePriceID: priceID, CustomerID: customer, CustomerEmail: u.Email, CustomData: map[string]string{
 		"clerk_user_id": a.ClerkUserID, "email": u.Email,
-		"checkout_sig": s.signer.Sign(a.ClerkUserID, u.Email, price, s.now()),
+		"checkout_sig": s.signer.Sign(a.ClerkUserID, u.Email, priceID, s.now()),
 	}}, nil
 }
 
@@ -112,8 +119,10 @@ func (s *Service) Cancel(ctx context.Context, a audit.Actor, immediately bool) e
 	return s.auditRequest(ctx, a, "billing.cancel_requested", sub, map[string]any{"cancel_immediately": immediately})
 }
 
-// Change moves the live subscription to target: a paid tier through a prorated price change, free
-// through a cancel at period end (there is no Paddle price for free).
+// Change moves the live subscription to target: a paid tier through a prorated item change that swaps
+// the plan for target's price of the same billing interval (a yearly subscriber stays yearly) and keeps
+// the recurring add-ons (and the seats, into a per-seat tier); free through a cancel at period end (there is no Paddle price for
+// free).
 func (s *Service) Change(ctx context.Context, a audit.Actor, target string) error {
 	tier, ok := s.tiers.ByName(target)
 	if !ok {
@@ -126,15 +135,61 @@ func (s *Service) Change(ctx context.Context, a audit.Actor, target string) erro
 	if sub.Tier == tier.Name {
 		return ErrSameTier
 	}
+	details := map[string]any{"from_tier": sub.Tier, "to_tier": tier.Name}
 	if s.tiers.IsFree(tier) {
 		err = s.api.CancelSubscription(ctx, sub.PaddleSubscriptionID, false)
 	} else {
-		err = s.api.ChangePrice(ctx, sub.PaddleSubscriptionID, tier.PaddlePriceIDs[0])
+		var items map[string]int
+		if items, err = s.changedItems(ctx, sub, tier); err != nil {
+			return err
+		}
+		details["items"] = items
+		err = s.api.ChangeItems(ctx, sub.PaddleSubscriptionID, items)
 	}
 	if err != nil {
 		return fmt.Errorf("change subscription: %w", err)
 	}
-	return s.auditRequest(ctx, a, "billing.change_requested", sub, map[string]any{"from_tier": sub.Tier, "to_tier": tier.Name})
+	return s.auditRequest(ctx, a, "billing.change_requested", sub, details)
+}
+
+// changedItems is the item list that moves sub to tier: its recurring add-ons as they are, and in place
+// of the plan, tier's price with the plan's billing cycle (by the tiers file's intervals; the tier's
+// first price when none matches or the cycle is unknown), at the plan's quantity for a per-seat tier
+// (credits_per_seat), else 1.
+func (s *Service) changedItems(ctx context.Context, sub models.Subscription, tier Tier) (map[string]int, error) {
+	stored, err := SubscriptionItemsTx(ctx, s.db, []uuid.UUID{sub.ID})
+	if err != nil {
+		return nil, err
+	}
+	items := map[string]int{}
+	var interval string
+	var frequency int
+	if p, ok := s.tiers.Price(sub.PaddlePriceID); ok {
+		interval, frequency = p.Interval, p.Frequency
+	}
+	for _, it := range stored[sub.ID] {
+		switch {
+		case it.Tiered:
+			if it.BillingInterval != nil && it.BillingFrequency != nil {
+				interval, frequency = *it.BillingInterval, *it.BillingFrequency
+			}
+		case it.Recurring && it.Status != "inactive":
+			items[it.PriceID] = it.Quantity
+		}
+	}
+	price := tier.PaddlePriceIDs[0]
+	for _, id := range tier.PaddlePriceIDs {
+		if p, _ := s.tiers.Price(id); interval != "" && p.Interval == interval && p.Frequency == frequency {
+			price = id
+			break
+		}
+	}
+	// Seats carry over to a per-seat tier; a flat tier is one unit of its price.
+	items[price] = 1
+	if tier.CreditsPerSeat {
+		items[price] = max(sub.Quantity, 1)
+	}
+	return items, nil
 }
 
 // Resume asks Paddle to resume a paused subscription.

@@ -27,12 +27,12 @@ const (
 func (s *Service) PaddleHandlers() map[string]webhook.Handler {
 	return map[string]webhook.Handler{
 		EventSubscriptionCreated:   s.onSubscriptionCreated,
-		EventSubscriptionActivated: s.syncOnly,
-		EventSubscriptionUpdated:   s.syncOnly,
-		EventSubscriptionResumed:   s.syncOnly,
-		EventSubscriptionTrialing:  s.syncOnly,
-		EventSubscriptionPaused:    s.syncOnly,
-		EventSubscriptionPastDue:   s.syncOnly,
+		EventSubscriptionActivated: s.onSubscriptionChanged,
+		EventSubscriptionUpdated:   s.onSubscriptionChanged,
+		EventSubscriptionResumed:   s.onSubscriptionChanged,
+		EventSubscriptionTrialing:  s.onSubscriptionChanged,
+		EventSubscriptionPaused:    s.onSubscriptionChanged,
+		EventSubscriptionPastDue:   s.onSubscriptionChanged,
 		EventSubscriptionCanceled:  s.onSubscriptionCanceled,
 		EventSubscriptionCancelled: s.onSubscriptionCanceled,
 		EventTransactionCompleted:  s.onTransactionCompleted,

@@ -3,6 +3,7 @@ package billing
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -24,14 +25,91 @@ type period struct {
 	EndsAt   time.Time `json:"ends_at"`
 }
 
-type item struct {
-	Price struct {
-		ID string `json:"id"`
-	} `json:"price"`
+// money is Paddle's amount in minor units as a decimal string ("1500") with its currency.
+type money struct {
+	Amount       string `json:"amount"`
+	CurrencyCode string `json:"currency_code"`
 }
 
-// customData is what our checkout puts on the transaction; Paddle copies it to the subscription and to
-// every later transaction.
+// minor parses the amount; ok is false when it is absent or not a non-negative integer.
+func (m money) minor() (int64, bool) {
+	n, err := strconv.ParseInt(m.Amount, 10, 64)
+	return n, err == nil && n >= 0
+}
+
+type billingCycle struct {
+	Interval  string `json:"interval"`
+	Frequency int    `json:"frequency"`
+}
+
+// price is the catalog price an item carries (Paddle embeds the whole entity; these are the fields we use).
+type price struct {
+	ID        string `json:"id"`
+	ProductID string `json:"product_id"`
+	UnitPrice *money `json:"unit_price"`
+	// UnitPriceOverrides are per-country prices; Paddle charges the customer's country's override.
+	UnitPriceOverrides []priceOverride `json:"unit_price_overrides"`
+	BillingCycle       *billingCycle   `json:"billing_cycle"` // null for a one-time price
+}
+
+type priceOverride struct {
+	CountryCodes []string `json:"country_codes"`
+	UnitPrice    money    `json:"unit_price"`
+}
+
+// item is one line of a subscription or a transaction: the plan, an add-on or a one-time charge. Paddle
+// does not order them: the plan may come after an add-on.
+type item struct {
+	Price     price  `json:"price"`
+	Quantity  *int   `json:"quantity"`
+	Status    string `json:"status"`    // subscription items: active, inactive, trialing
+	Recurring *bool  `json:"recurring"` // subscription items; absent counts as recurring
+}
+
+// quantity is the item's quantity, 1 when the payload omits it.
+func (it item) quantity() int {
+	if it.Quantity == nil {
+		return 1
+	}
+	return *it.Quantity
+}
+
+func (it item) recurring() bool { return it.Recurring == nil || *it.Recurring }
+
+// unitPrice is the item's unit price in currency (the subscription's): the price's own unit_price when it
+// is in that currency, else the one amount its overrides give in that currency. The payload names no
+// country, so overrides in that currency with different amounts stay ambiguous; then, as when Paddle
+// converts the currency itself, the base price stands in its own currency. ok is false with no amount.
+func (it item) unitPrice(currency string) (int64, string, bool) {
+	base := it.Price.UnitPrice
+	if base != nil && (currency == "" || base.CurrencyCode == currency) {
+		n, ok := base.minor()
+		return n, base.CurrencyCode, ok
+	}
+	if n, ok := it.overrideIn(currency); ok {
+		return n, currency, true
+	}
+	if base == nil {
+		return 0, "", false
+	}
+	n, ok := base.minor()
+	return n, base.CurrencyCode, ok
+}
+
+// overrideIn is the one amount the price's overrides give in currency; ok is false for none or several.
+func (it item) overrideIn(currency string) (int64, bool) {
+	var amounts []int64
+	for _, o := range it.Price.UnitPriceOverrides {
+		if n, ok := o.UnitPrice.minor(); ok && o.UnitPrice.CurrencyCode == currency && !slices.Contains(amounts, n) {
+			amounts = append(amounts, n)
+		}
+	}
+	if len(amounts) != 1 {
+		return 0, false
+	}
+	return amounts[0], true
+}
+
 type customData struct {
 	ClerkUserID string `json:"clerk_user_id"`
 	Email       string `json:"email"`
@@ -46,8 +124,13 @@ type subscriptionData struct {
 	CurrentBillingPeriod *period         `json:"current_billing_period"`
 	ScheduledChange      json.RawMessage `json:"scheduled_change"`
 	CanceledAt           *time.Time      `json:"canceled_at"`
-	Items                []item          `json:"items"`
-	CustomData           *customData     `json:"custom_data"`
+	CurrencyCode         string          `json:"currency_code"`
+	BillingCycle         *billingCycle   `json:"billing_cycle"`
+	// Discount is {id, starts_at, ends_at}: Paddle's subscription payload names the discount but carries
+	// no amount, so it is stored as sent and revenue figures note it.
+	Discount   json.RawMessage `json:"discount"`
+	Items      []item          `json:"items"`
+	CustomData *customData     `json:"custom_data"`
 }
 
 type transactionData struct {
@@ -109,27 +192,32 @@ func decode(payload []byte, dst any) (envelope, error) {
 	return env, nil
 }
 
+// maxSubscriptionID bounds the id so every grant key fits the ledger's 128 characters (Paddle's ids are 30).
+const maxSubscriptionID = 50
+
 func (s subscriptionData) validate() error {
 	switch {
-	case s.ID == "":
-		return fmt.Errorf("%w: subscription without id", errBadPayload)
+	case s.ID == "" || len(s.ID) > maxSubscriptionID:
+		return fmt.Errorf("%w: subscription id %q", errBadPayload, s.ID)
 	case !validStatus[s.Status]:
 		return fmt.Errorf("%w: unknown subscription status %q", errBadPayload, s.Status)
-	case len(s.Items) == 0 || s.Items[0].Price.ID == "":
-		return fmt.Errorf("%w: subscription %s has no price", errBadPayload, s.ID)
+	case len(s.Items) == 0:
+		return fmt.Errorf("%w: subscription %s has no items", errBadPayload, s.ID)
+	}
+	return validItems(s.Items)
+}
+
+func validItems(items []item) error {
+	for i, it := range items {
+		switch {
+		case it.Price.ID == "" || len(it.Price.ID) > 64:
+			return fmt.Errorf("%w: item %d price id %q", errBadPayload, i, it.Price.ID)
+		case it.quantity() < 0 || it.quantity() > maxQuantity:
+			return fmt.Errorf("%w: item %d quantity %d", errBadPayload, i, it.quantity())
+		}
 	}
 	return nil
 }
 
-func priceOf(items []item) string {
-	if len(items) == 0 {
-		return ""
-	}
-	return items[0].Price.ID
-}
-
-// grantJobID keys a period grant by subscription and period start, so subscription.created and a renewal's
-// transaction.completed can never grant the same period twice, whatever arrives first or twice.
-func grantJobID(subscriptionID string, start time.Time) string {
-	return "grant:" + subscriptionID + ":" + start.UTC().Format(time.RFC3339)
-}
+// maxQuantity is Paddle's largest item quantity.
+const maxQuantity = 999_999_999

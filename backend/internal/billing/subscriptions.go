@@ -18,39 +18,40 @@ import (
 type synced struct {
 	env     envelope
 	sub     subscriptionData
+	plan    plan
 	tier    Tier
 	userID  uuid.UUID
 	applied bool // false: a newer snapshot was already applied; the delivery is still recorded
 }
 
-// syncOnly applies the snapshot (status, period, price, tier, scheduled change) and audits; no grant.
-// activated, resumed, trialing, updated, paused and past_due all reduce to this: paused and past_due keep
-// the tier (access continues through dunning), a scheduled cancel arrives as updated + scheduled_change.
-func (s *Service) syncOnly(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
+// onSubscriptionChanged applies the snapshot (status, period, items, tier, scheduled change), tops up the
+// month it happened in, and audits. activated, resumed, trialing, updated, paused and past_due all reduce
+// to this: paused and past_due keep the tier (access continues through dunning), a scheduled cancel
+// arrives as updated + scheduled_change. Only an active snapshot grants: an upgrade or more seats grant the
+// difference between the allowances once, a downgrade nothing more this month; in a month that has no
+// grant yet (a yearly plan's month the job has not reached) it grants the month's allowance.
+func (s *Service) onSubscriptionChanged(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
 	r, err := s.sync(ctx, tx, ev)
 	if err != nil {
 		return err
 	}
-	return s.auditSubscription(ctx, tx, ev, r, nil)
+	granted, err := s.grantCurrentMonth(ctx, tx, r)
+	if err != nil {
+		return err
+	}
+	return s.auditSubscription(ctx, tx, ev, r, map[string]any{"credits_granted": granted})
 }
 
-// onSubscriptionCreated syncs, grants period_credits for the current period (active subscriptions only:
-// a trial's first paid period is granted by its transaction.completed), and sends the welcome-to-paid email.
+// onSubscriptionCreated syncs, grants the current month's credits (active subscriptions only: a trial's
+// first paid period is granted by its transaction.completed), and sends the welcome-to-paid email.
 func (s *Service) onSubscriptionCreated(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
 	r, err := s.sync(ctx, tx, ev)
 	if err != nil {
 		return err
 	}
-	granted := 0
-	if p := r.sub.CurrentBillingPeriod; r.sub.Status == "active" && p != nil && r.tier.PeriodCredits > 0 {
-		_, created, err := s.credits.WithTx(tx).Grant(ctx, r.userID, r.tier.PeriodCredits,
-			grantJobID(r.sub.ID, p.StartsAt), "period credits: "+r.tier.Name)
-		if err != nil {
-			return err
-		}
-		if created {
-			granted = r.tier.PeriodCredits
-		}
+	granted, err := s.grantCurrentMonth(ctx, tx, r)
+	if err != nil {
+		return err
 	}
 	if err := s.auditSubscription(ctx, tx, ev, r, map[string]any{"credits_granted": granted}); err != nil {
 		return err
@@ -86,8 +87,8 @@ func (s *Service) onSubscriptionCanceled(ctx context.Context, tx *gorm.DB, ev we
 		})
 }
 
-// sync parses a subscription snapshot, resolves its user, upserts it if newer than the stored one, and
-// keeps the user's tier in step.
+// sync parses a subscription snapshot, finds its plan item, resolves its user, upserts it (with its
+// items) if newer than the stored one, and keeps the user's tier in step.
 func (s *Service) sync(ctx context.Context, tx *gorm.DB, ev webhook.Event) (synced, error) {
 	var r synced
 	var err error
@@ -97,14 +98,22 @@ func (s *Service) sync(ctx context.Context, tx *gorm.DB, ev webhook.Event) (sync
 	if err := r.sub.validate(); err != nil {
 		return r, err
 	}
-	if r.tier, err = s.tiers.ByPrice(priceOf(r.sub.Items)); err != nil {
+	if r.plan, err = s.tiers.planOf(r.sub.Items); err != nil {
 		return r, err
 	}
-	if r.userID, err = s.resolveUser(ctx, tx, r.sub.ID, r.sub.CustomerID, r.sub.CustomData, priceOf(r.sub.Items), r.env.OccurredAt); err != nil {
+	r.tier = r.plan.tier
+	// The checkout signed the plan's price, wherever it sits among the items.
+	if r.userID, err = s.resolveUser(ctx, tx, r.sub.ID, r.sub.CustomerID, r.sub.CustomData, r.plan.item.Price.ID, r.env.OccurredAt); err != nil {
 		return r, err
 	}
-	if r.applied, err = upsertSubscription(ctx, tx, r); err != nil {
+	var rowID uuid.UUID
+	if rowID, r.applied, err = upsertSubscription(ctx, tx, r); err != nil {
 		return r, err
+	}
+	if r.applied {
+		if err := replaceItems(ctx, tx, rowID, itemRows(rowID, r.sub.Items, r.plan.index, r.sub.CurrencyCode)); err != nil {
+			return r, err
+		}
 	}
 	if err := s.checkCustomer(ctx, tx, ev, r); err != nil {
 		return r, err
@@ -141,20 +150,17 @@ func (s *Service) checkCustomer(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 			"paddle_customer_id": r.sub.CustomerID, "bound_customer_id": bound}})
 }
 
-// upsertSubscription writes the snapshot unless the stored one is newer. Ordering is by (occurred_at,
-// event_id): deterministic, so created and activated with the same occurred_at end in the same state in
-// either order. ON CONFLICT makes concurrent first deliveries converge on one row with no unique
-// violation: the second waits for the first and takes the update path.
-func upsertSubscription(ctx context.Context, tx *gorm.DB, r synced) (bool, error) {
+// upsertSubscription writes the snapshot unless the stored one is newer, and returns the row id when it
+// did. Ordering is by (occurred_at, event_id): deterministic, so created and activated with the same
+// occurred_at end in the same state in either order. ON CONFLICT makes concurrent first deliveries converge
+// on one row with no unique violation: the second waits for the first and takes the update path. Either
+// way the statement leaves the row locked until commit (Postgres locks the conflicting row even when the
+// WHERE rejects the update), which is what serialises every event of one subscription.
+func upsertSubscription(ctx context.Context, tx *gorm.DB, r synced) (uuid.UUID, bool, error) {
 	sub := r.sub
 	var start, end *time.Time
 	if p := sub.CurrentBillingPeriod; p != nil {
 		start, end = &p.StartsAt, &p.EndsAt
-	}
-	var scheduled *string
-	if len(sub.ScheduledChange) > 0 && string(sub.ScheduledChange) != "null" {
-		v := string(sub.ScheduledChange)
-		scheduled = &v
 	}
 	var txnID *string
 	if sub.TransactionID != "" {
@@ -163,8 +169,9 @@ func upsertSubscription(ctx context.Context, tx *gorm.DB, r synced) (bool, error
 	var ids []uuid.UUID
 	err := tx.WithContext(ctx).Raw(`INSERT INTO subscriptions
 		(user_id, paddle_subscription_id, paddle_customer_id, paddle_price_id, tier, status,
-		 current_period_start, current_period_end, canceled_at, scheduled_change, last_event_at, last_event_id, last_transaction_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?)
+		 current_period_start, current_period_end, canceled_at, scheduled_change, last_event_at, last_event_id,
+		 last_transaction_id, quantity, currency_code, discount, next_grant_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)
 		ON CONFLICT ON CONSTRAINT uq_subscriptions_paddle_subscription_id DO UPDATE SET
 		  paddle_customer_id = EXCLUDED.paddle_customer_id, paddle_price_id = EXCLUDED.paddle_price_id,
 		  tier = EXCLUDED.tier, status = EXCLUDED.status,
@@ -172,15 +179,36 @@ func upsertSubscription(ctx context.Context, tx *gorm.DB, r synced) (bool, error
 		  canceled_at = EXCLUDED.canceled_at, scheduled_change = EXCLUDED.scheduled_change,
 		  last_event_at = EXCLUDED.last_event_at, last_event_id = EXCLUDED.last_event_id,
 		  last_transaction_id = coalesce(EXCLUDED.last_transaction_id, subscriptions.last_transaction_id),
+		  quantity = EXCLUDED.quantity, currency_code = EXCLUDED.currency_code, discount = EXCLUDED.discount,
+		  next_grant_at = CASE
+		    -- The job finishes a canceled period only if it saw the period granting (not a trial, not dunning).
+		    WHEN EXCLUDED.status = 'canceled' AND subscriptions.status NOT IN ? THEN NULL
+		    -- Same period: the job goes on from where it was (a pause or dunning in between only holds it).
+		    WHEN EXCLUDED.current_period_start IS NOT DISTINCT FROM subscriptions.current_period_start
+		      THEN subscriptions.next_grant_at
+		    ELSE EXCLUDED.next_grant_at END,
 		  updated_at = now()
 		WHERE (subscriptions.last_event_at, subscriptions.last_event_id) < (EXCLUDED.last_event_at, EXCLUDED.last_event_id)
 		RETURNING id`,
-		r.userID, sub.ID, sub.CustomerID, priceOf(sub.Items), r.tier.Name, sub.Status,
-		start, end, sub.CanceledAt, scheduled, r.env.OccurredAt, r.env.EventID, txnID).Scan(&ids).Error
+		r.userID, sub.ID, sub.CustomerID, r.plan.item.Price.ID, r.tier.Name, sub.Status,
+		start, end, sub.CanceledAt, rawOrNil(sub.ScheduledChange), r.env.OccurredAt, r.env.EventID, txnID,
+		r.plan.quantity, fits(sub.CurrencyCode, 3), rawOrNil(sub.Discount), jobFrom(sub), grantStatuses).Scan(&ids).Error
 	if err != nil {
-		return false, fmt.Errorf("upsert subscription %s: %w", sub.ID, err)
+		return uuid.Nil, false, fmt.Errorf("upsert subscription %s: %w", sub.ID, err)
 	}
-	return len(ids) == 1, nil
+	if len(ids) == 0 {
+		return uuid.Nil, false, nil
+	}
+	return ids[0], true, nil
+}
+
+// rawOrNil is a JSON value for a jsonb column, NULL for an absent or null one.
+func rawOrNil(v []byte) *string {
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	s := string(v)
+	return &s
 }
 
 // syncTier sets the user's tier from the subscription just applied: its tier while it grants access, free
@@ -231,7 +259,12 @@ func otherLiveSubscription(ctx context.Context, tx *gorm.DB, userID uuid.UUID, e
 func (s *Service) auditSubscription(ctx context.Context, tx *gorm.DB, ev webhook.Event, r synced, extra map[string]any) error {
 	details := map[string]any{
 		"event_id": ev.ID, "paddle_subscription_id": r.sub.ID, "status": r.sub.Status,
-		"tier": r.tier.Name, "applied": r.applied,
+		"tier": r.tier.Name, "quantity": r.plan.quantity, "applied": r.applied,
+	}
+	if len(r.plan.others) > 0 {
+		// Items of two tiers in one subscription: the higher tier decided; the operator should look.
+		details["other_tiered_prices"] = r.plan.others
+		details["tier_rule"] = "highest tier in the tiers file"
 	}
 	for k, v := range extra {
 		details[k] = v

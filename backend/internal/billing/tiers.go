@@ -1,5 +1,5 @@
 // Package billing is the policy for money: pricing tiers, what each Paddle event means for our mirror of
-// subscriptions, period credit grants, checkout signing and the subscription management the API offers.
+// subscriptions, monthly credit grants, checkout signing and the subscription management the API offers.
 // Paddle is the source of truth; our tables change only when its webhooks say so.
 package billing
 
@@ -8,26 +8,61 @@ import (
 	"errors"
 	"fmt"
 	"os"
-
-	"go.yaml.in/yaml/v3"
+	"slices"
 )
 
 // Tier is one pricing tier.
 type Tier struct {
-	Name           string   `yaml:"name"`
-	PaddlePriceIDs []string `yaml:"paddle_price_ids"`
+	Name string
+	// Rank is the tier's position in the tiers file (0 first): a later tier is a higher one. It decides
+	// which tier wins when one subscription carries items of two tiers.
+	Rank int
+	// PaddlePriceIDs are the tier's prices in order: paddle_price_ids as listed, then any further keys of
+	// prices, sorted. The first is the checkout default.
+	PaddlePriceIDs []string
 	// SignupCredits is granted once on signup; only meaningful on the free tier.
-	SignupCredits int `yaml:"signup_credits"`
-	// PeriodCredits is granted once per paid billing period.
-	PeriodCredits int `yaml:"period_credits"`
+	SignupCredits int
+	// MonthlyCredits is granted once per month of a paid subscription, whatever its billing interval.
+	MonthlyCredits int
+	// CreditsPerSeat multiplies MonthlyCredits by the tiered item's quantity.
+	CreditsPerSeat bool
+	// RateLimitPerMinute is the tier's API budget per user; 0 leaves the service-wide RATE_LIMIT_PER_MINUTE.
+	RateLimitPerMinute int
+}
+
+// Allowance is the tier's monthly credits for a tiered item of quantity seats: MonthlyCredits, times the
+// quantity when the tier grants per seat. A quantity below 1 counts as one seat. (An allowance beyond the
+// ledger's INTEGER is refused by the ledger, which fails the delivery loudly rather than granting less.)
+func (t Tier) Allowance(quantity int) int {
+	if !t.CreditsPerSeat || quantity <= 1 {
+		return t.MonthlyCredits
+	}
+	return t.MonthlyCredits * quantity
+}
+
+// HasPrice reports whether priceID is one of the tier's prices.
+func (t Tier) HasPrice(priceID string) bool { return slices.Contains(t.PaddlePriceIDs, priceID) }
+
+// Price is what the tiers file says about one Paddle price: its tier and, optionally, its amount.
+type Price struct {
+	ID   string
+	Tier string
+	// Amount is in the currency's minor units (1500 = 15.00 USD); meaningful only when HasAmount.
+	Amount    int64
+	HasAmount bool
+	Currency  string // ISO 4217, upper case; set with an amount
+	Interval  string // day, week, month or year; "" when the file does not say
+	Frequency int    // intervals per billing cycle, at least 1 when Interval is set
 }
 
 // Tiers is a validated tier table.
 type Tiers struct {
-	list    []Tier
-	byName  map[string]Tier
-	byPrice map[string]Tier
-	free    Tier
+	list     []Tier
+	byName   map[string]Tier
+	byPrice  map[string]Tier
+	prices   map[string]Price
+	free     Tier
+	warnings []string
 }
 
 //go:embed tiers.yaml
@@ -49,47 +84,15 @@ func LoadTiers(path string) (*Tiers, error) {
 	return ParseTiers(data)
 }
 
-// ParseTiers validates a tiers document: unique names and price ids, non-negative credits, and exactly one
-// tier without prices (the free tier).
-func ParseTiers(data []byte) (*Tiers, error) {
-	var doc struct {
-		Tiers []Tier `yaml:"tiers"`
-	}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("tiers: %w", err)
-	}
-	t := &Tiers{list: doc.Tiers, byName: map[string]Tier{}, byPrice: map[string]Tier{}}
-	frees := 0
-	for _, tier := range doc.Tiers {
-		switch {
-		case tier.Name == "":
-			return nil, errors.New("tiers: a tier has no name")
-		case tier.SignupCredits < 0 || tier.PeriodCredits < 0:
-			return nil, fmt.Errorf("tiers: %s: credits cannot be negative", tier.Name)
-		}
-		if _, dup := t.byName[tier.Name]; dup {
-			return nil, fmt.Errorf("tiers: duplicate tier name %q", tier.Name)
-		}
-		t.byName[tier.Name] = tier
-		if len(tier.PaddlePriceIDs) == 0 {
-			frees++
-			t.free = tier
-		}
-		for _, p := range tier.PaddlePriceIDs {
-			if other, dup := t.byPrice[p]; dup {
-				return nil, fmt.Errorf("tiers: price %q listed by both %s and %s", p, other.Name, tier.Name)
-			}
-			t.byPrice[p] = tier
-		}
-	}
-	if frees != 1 {
-		return nil, fmt.Errorf("tiers: want exactly one tier without paddle_price_ids (the free tier), have %d", frees)
-	}
-	return t, nil
-}
-
 // Free is the tier without prices, every user's starting tier.
 func (t *Tiers) Free() Tier { return t.free }
+
+// List returns the tiers in file order (lowest rank first).
+func (t *Tiers) List() []Tier { return append([]Tier(nil), t.list...) }
+
+// Warnings are what the file does that still works but should change (a deprecated key); the app logs
+// them once at boot.
+func (t *Tiers) Warnings() []string { return append([]string(nil), t.warnings...) }
 
 // ByName looks a tier up by name.
 func (t *Tiers) ByName(name string) (Tier, bool) {
@@ -104,6 +107,12 @@ func (t *Tiers) ByPrice(priceID string) (Tier, error) {
 		return Tier{}, fmt.Errorf("%w: %q (add it to the tiers file)", ErrUnknownPrice, priceID)
 	}
 	return tier, nil
+}
+
+// Price looks up what the tiers file says about a price; ok is false for a price no tier lists.
+func (t *Tiers) Price(priceID string) (Price, bool) {
+	p, ok := t.prices[priceID]
+	return p, ok
 }
 
 // IsFree reports whether tier is the free tier.

@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,8 +13,8 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
-// Transaction origins (Paddle's vocabulary). A renewal is the only one that grants a period's credits: a
-// web checkout's period is granted by subscription.created, and updates are prorations.
+// Transaction origins (Paddle's vocabulary). A renewal is the only one that grants credits: a web
+// checkout's first month is granted by subscription.created, and an update's by subscription.updated.
 const (
 	originRecurring = "subscription_recurring"
 	originUpdate    = "subscription_update"
@@ -34,9 +35,10 @@ func paysAPeriod(t transactionData) bool {
 	return false
 }
 
-// onTransactionCompleted grants period_credits for a renewal's billing period and remembers which
-// transaction paid the current period (for refunds). The grant is keyed like subscription.created's, so
-// the two can never grant one period twice.
+// onTransactionCompleted grants the first month of a renewal's billing period (at the plan item's tier
+// and seats, wherever the plan sits among the items) and remembers which transaction paid the current
+// period (for refunds). The grant is keyed like subscription.created's, so the two can never grant one
+// month twice.
 func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
 	var t transactionData
 	env, err := decode(ev.Payload, &t)
@@ -59,7 +61,10 @@ func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev we
 		}
 		return s.auditTransaction(ctx, tx, ev, t, nilIfZero(userID), 0)
 	}
-	tier, err := s.tiers.ByPrice(priceOf(t.Items))
+	if err := validItems(t.Items); err != nil {
+		return err
+	}
+	plan, err := s.tiers.planOf(t.Items)
 	if err != nil {
 		return err
 	}
@@ -67,22 +72,37 @@ func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev we
 	if t.CustomerID != nil {
 		customer = *t.CustomerID
 	}
-	userID, err := s.resolveUser(ctx, tx, subID, customer, t.CustomData, priceOf(t.Items), env.OccurredAt)
+	userID, err := s.resolveUser(ctx, tx, subID, customer, t.CustomData, plan.item.Price.ID, env.OccurredAt)
 	if err != nil {
 		return err
 	}
-	granted := 0
-	if tier.PeriodCredits > 0 {
-		_, created, err := s.credits.WithTx(tx).Grant(ctx, userID, tier.PeriodCredits,
-			grantJobID(subID, t.BillingPeriod.StartsAt), "period credits: "+tier.Name)
-		if err != nil {
-			return err
-		}
-		if created {
-			granted = tier.PeriodCredits
-		}
+	if err := lockSubscription(ctx, tx, subID); err != nil {
+		return err
+	}
+	// Month 0 of the renewed period, at the renewal's plan and seats: the same base key as the snapshot
+	// handlers and the job, so whichever comes first grants and the others top up or do nothing.
+	granted, err := s.grantMonth(ctx, tx, userID, subID, t.BillingPeriod.StartsAt, plan.tier, plan.quantity, false)
+	if err != nil {
+		return err
 	}
 	return s.auditTransaction(ctx, tx, ev, t, &userID, granted)
+}
+
+// errSubscriptionNotYetKnown fails a renewal that arrives before its subscription.created: its grant must
+// serialise on the subscription row. Paddle's retry comes after the row exists.
+var errSubscriptionNotYetKnown = errors.New("renewal of a subscription not known yet")
+
+// lockSubscription takes the subscription row's lock for the rest of the transaction: the lock every
+// event of one subscription (and the monthly-grants job) takes before it reads and tops up a month.
+func lockSubscription(ctx context.Context, tx *gorm.DB, subID string) error {
+	res := tx.WithContext(ctx).Exec(`SELECT 1 FROM subscriptions WHERE paddle_subscription_id = ? FOR UPDATE`, subID)
+	if res.Error != nil {
+		return fmt.Errorf("lock subscription: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("%w: %s", errSubscriptionNotYetKnown, subID)
+	}
+	return nil
 }
 
 // recordPayingTransaction stores the transaction that paid the subscription's current period (for refunds);

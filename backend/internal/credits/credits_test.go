@@ -109,6 +109,39 @@ func TestGrantRepeatedIsIdempotent(t *testing.T) {
 	require.Equal(t, 25, balance(t, svc, user))
 }
 
+// Granted sums one family of grant keys of one user: the key itself and its suffixed top-ups, never
+// another month's, another user's, or a deduct. "_" in a prefix is a literal, not a LIKE wildcard.
+func TestGrantedSumsAKeyFamily(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	user, other := newUser(t, svc, d, 0), newUser(t, svc, d, 0)
+	for _, g := range []struct {
+		user   uuid.UUID
+		amount int
+		job    string
+	}{
+		{user, 1000, "grant:sub_1:2026-05-01T00:00:00Z"},
+		{user, 4000, "grant:sub_1:2026-05-01T00:00:00Z:team:x1"},
+		{user, 7, "grant:sub_1:2026-06-01T00:00:00Z"},
+		{user, 9, "grant:subX1:2026-05-01T00:00:00Z"},
+		{other, 50, "grant:sub_1:2026-05-01T00:00:00Z:other"},
+	} {
+		_, _, err := svc.Grant(ctx, g.user, g.amount, g.job, "test")
+		require.NoError(t, err)
+	}
+	_, _, err := svc.Deduct(ctx, user, 3, "grant:sub_1:2026-05-01T00:00:00Z:spent", "spent")
+	require.NoError(t, err)
+	n, err := svc.Granted(ctx, user, "grant:sub_1:2026-05-01T00:00:00Z")
+	require.NoError(t, err)
+	require.Equal(t, 5000, n)
+	n, err = svc.Granted(ctx, user, "grant:sub_9:")
+	require.NoError(t, err)
+	require.Zero(t, n)
+	_, err = svc.Granted(ctx, user, "")
+	require.ErrorIs(t, err, credits.ErrInvalidJobID)
+}
+
 func TestDeductRepeatedChargesOnce(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)

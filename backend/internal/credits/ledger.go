@@ -39,6 +39,24 @@ func (s *Service) Grant(ctx context.Context, userID uuid.UUID, amount int, jobID
 	return m, created, nil
 }
 
+// Granted sums the user's grants whose job id starts with jobIDPrefix (a caller's family of keys, such as
+// every grant of one subscription month). Bound to a caller's transaction (WithTx) it reads that
+// transaction's view; the caller serialises the read with its following Grant (billing holds the
+// subscription row's lock).
+func (s *Service) Granted(ctx context.Context, userID uuid.UUID, jobIDPrefix string) (int, error) {
+	if err := validJobID(jobIDPrefix); err != nil {
+		return 0, wrap("granted credits", err)
+	}
+	var n int
+	// starts_with, not LIKE: job ids carry "_" (Paddle's sub_...), a LIKE wildcard.
+	err := s.db.WithContext(ctx).Raw(`SELECT COALESCE(SUM(delta), 0) FROM credit_transactions
+		WHERE user_id = ? AND kind = 'grant' AND starts_with(job_id, ?)`, userID, jobIDPrefix).Scan(&n).Error
+	if err != nil {
+		return 0, wrap("granted credits", translate(s.db, err))
+	}
+	return n, nil
+}
+
 // deductTx inserts a deduct for jobID under the user lock, orphaned after expiresIn, or fails with
 // ErrInsufficient and writes nothing. A repeated jobID returns the user's original deduct (with its
 // original deadline) and created=false, even if the balance is now too low; with a different amount it is

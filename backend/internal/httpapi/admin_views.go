@@ -47,9 +47,34 @@ type adminSubscriptionView struct {
 	AccessRevokedAt    *time.Time `json:"access_revoked_at"`
 	// Flags are what an operator must look at: customer_mismatch (paid under another customer than the
 	// user's bound one).
-	Flags     []string  `json:"flags"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Flags     []string               `json:"flags"`
+	Quantity  int                    `json:"quantity"`
+	Currency  string                 `json:"currency_code"`
+	Discount  any                    `json:"discount"`
+	Items     []subscriptionItemView `json:"items"`
+	CreatedAt time.Time              `json:"created_at"`
+	UpdatedAt time.Time              `json:"updated_at"`
+}
+
+// subscriptionItemView is one item of a subscription as its newest snapshot had it: the plan (tiered),
+// add-ons and one-time charges, with the unit amount the payload carried (minor units; null when none).
+type subscriptionItemView struct {
+	PriceID          string  `json:"price_id"`
+	ProductID        string  `json:"product_id"`
+	Quantity         int     `json:"quantity"`
+	UnitAmount       *int64  `json:"unit_amount"`
+	Currency         *string `json:"currency"`
+	BillingInterval  *string `json:"billing_interval"`
+	BillingFrequency *int    `json:"billing_frequency"`
+	Recurring        bool    `json:"recurring"`
+	Status           string  `json:"status"`
+	Tiered           bool    `json:"tiered"`
+}
+
+func toSubscriptionItemView(i models.SubscriptionItem) subscriptionItemView {
+	return subscriptionItemView{PriceID: i.PriceID, ProductID: i.ProductID, Quantity: i.Quantity, UnitAmount: i.UnitAmount,
+		Currency: i.Currency, BillingInterval: i.BillingInterval, BillingFrequency: i.BillingFrequency,
+		Recurring: i.Recurring, Status: i.Status, Tiered: i.Tiered}
 }
 
 // subscriptionFlags names a subscription's flags for the admin view.
@@ -61,10 +86,15 @@ func subscriptionFlags(s models.Subscription) []string {
 	return flags
 }
 
-func toAdminSubscriptionView(s models.Subscription) adminSubscriptionView {
-	return adminSubscriptionView{subscriptionView: *toSubscriptionView(s), PaddleCustomerID: s.PaddleCustomerID,
+func toAdminSubscriptionView(s models.Subscription, items []models.SubscriptionItem) adminSubscriptionView {
+	v := adminSubscriptionView{subscriptionView: *toSubscriptionView(s), PaddleCustomerID: s.PaddleCustomerID,
 		PaddlePriceID: s.PaddlePriceID, CurrentPeriodStart: s.CurrentPeriodStart, AccessRevokedAt: s.AccessRevokedAt,
-		Flags: subscriptionFlags(s), CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+		Flags: subscriptionFlags(s), Quantity: s.Quantity, Currency: s.CurrencyCode,
+		Items: toPage(items, "", toSubscriptionItemView).Items, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+	if len(s.Discount) > 0 {
+		v.Discount = s.Discount
+	}
+	return v
 }
 
 type adminUserDetail struct {
@@ -75,7 +105,9 @@ type adminUserDetail struct {
 
 func toAdminUserDetail(d admin.UserDetail) adminUserDetail {
 	return adminUserDetail{User: toAdminUserView(d.User),
-		Subscriptions: toPage(d.Subscriptions, "", toAdminSubscriptionView).Items,
+		Subscriptions: toPage(d.Subscriptions, "", func(s models.Subscription) adminSubscriptionView {
+			return toAdminSubscriptionView(s, d.Items[s.ID])
+		}).Items,
 		Ledger: creditsResponse{Balance: d.Balance, Items: toPage(d.Movements, "", func(m credits.Movement) movementView {
 			return movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind, JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt}
 		}).Items}}

@@ -19,6 +19,7 @@ var billingErrors = []sentinel{
 	{billing.ErrAlreadySubscribed, http.StatusConflict, "already_subscribed", "you already have an active subscription; change tier instead"},
 	{billing.ErrFreeTierCheckout, http.StatusConflict, "free_tier", "the free tier needs no checkout"},
 	{billing.ErrUnknownTier, http.StatusUnprocessableEntity, "unknown_tier", "unknown tier"},
+	{billing.ErrUnknownCheckoutPrice, http.StatusUnprocessableEntity, "unknown_price", "price_id is not one of the tier's prices"},
 	{billing.ErrNoSubscription, http.StatusConflict, "no_subscription", "no active subscription"},
 	{billing.ErrSameTier, http.StatusConflict, "same_tier", "already on this tier"},
 	{billing.ErrNotPaused, http.StatusConflict, "not_paused", "the subscription is not paused"},
@@ -38,6 +39,8 @@ type billingHandler struct {
 
 type checkoutRequest struct {
 	Tier string `json:"tier"`
+	// PriceID picks one of the tier's prices (monthly or yearly); omitted, the tier's first.
+	PriceID string `json:"price_id"`
 }
 
 type checkoutResponse struct {
@@ -52,7 +55,7 @@ func (h *billingHandler) checkout(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.billing.Checkout(c.Request().Context(), actorOf(c), req.Tier)
+	out, err := h.billing.Checkout(c.Request().Context(), actorOf(c), req.Tier, req.PriceID)
 	if err != nil {
 		return err
 	}

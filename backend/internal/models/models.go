@@ -70,8 +70,33 @@ type Subscription struct {
 	AccessRevokedAt      *time.Time
 	ExpiredAt            *time.Time
 	CustomerMismatch     bool
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
+	// Quantity is the tiered item's quantity (seats).
+	Quantity     int
+	CurrencyCode string
+	Discount     json.RawMessage `gorm:"type:jsonb"`
+	// NextGrantAt is the next month start of the current period the monthly-grants job looks at.
+	NextGrantAt *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// SubscriptionItem is one item of a subscription's newest applied snapshot.
+type SubscriptionItem struct {
+	ID             uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
+	SubscriptionID uuid.UUID `gorm:"type:uuid"`
+	Position       int
+	PriceID        string
+	ProductID      string
+	Quantity       int
+	// UnitAmount is in the currency's minor units; nil when the payload carried none.
+	UnitAmount       *int64
+	Currency         *string
+	BillingInterval  *string
+	BillingFrequency *int
+	Recurring        bool
+	Status           string
+	Tiered           bool
+	CreatedAt        time.Time
 }
 
 // CreditTransaction is one append-only ledger movement.

@@ -3,6 +3,8 @@ package paddleapi
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	paddle "github.com/PaddleHQ/paddle-go-sdk/v4"
 )
@@ -24,17 +26,21 @@ func (c *Client) CancelSubscription(ctx context.Context, subscriptionID string, 
 	})
 }
 
-// ChangePrice replaces the subscription's items with one item of priceID
-// (quantity 1), prorated onto the next bill.
-func (c *Client) ChangePrice(ctx context.Context, subscriptionID, priceID string) error {
-	item := paddle.NewUpdateSubscriptionItemsSubscriptionUpdateItemFromCatalog(
-		&paddle.SubscriptionUpdateItemFromCatalog{PriceID: priceID, Quantity: 1})
-	return c.act(ctx, "change price", func(ctx context.Context) error {
+// ChangeItems replaces the subscription's recurring items with items (price id -> quantity), prorated
+// onto the next bill. Paddle's items is the full new list, not a delta: an item left out is removed, so
+// the caller sends the add-ons it keeps with the new plan.
+func (c *Client) ChangeItems(ctx context.Context, subscriptionID string, items map[string]int) error {
+	prices := slices.Sorted(maps.Keys(items)) // a stable request body
+	list := make([]paddle.UpdateSubscriptionItems, 0, len(prices))
+	for _, p := range prices {
+		list = append(list, *paddle.NewUpdateSubscriptionItemsSubscriptionUpdateItemFromCatalog(
+			&paddle.SubscriptionUpdateItemFromCatalog{PriceID: p, Quantity: items[p]}))
+	}
+	return c.act(ctx, "change items", func(ctx context.Context) error {
 		_, err := c.sdk.UpdateSubscription(ctx, &paddle.UpdateSubscriptionRequest{
 			SubscriptionID: subscriptionID,
-			// Paddle's items is the full new list, not a delta: sending one item
-			// drops the old price. Proration is mandatory when items change.
-			Items:                paddle.NewPatchField([]paddle.UpdateSubscriptionItems{*item}),
+			// Proration is mandatory when items change.
+			Items:                paddle.NewPatchField(list),
 			ProrationBillingMode: paddle.NewPatchField(paddle.ProrationBillingModeProratedNextBillingPeriod),
 		})
 		return err

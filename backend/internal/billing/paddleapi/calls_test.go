@@ -60,10 +60,12 @@ func TestCallsSendPaddleRequests(t *testing.T) {
 			wantBody: `{"effective_from":"immediately"}`,
 		},
 		{
-			name:       "change price",
-			call:       func(ctx context.Context, c *Client) error { return c.ChangePrice(ctx, "sub_01", "pri_pro") },
+			name: "change items",
+			call: func(ctx context.Context, c *Client) error {
+				return c.ChangeItems(ctx, "sub_01", map[string]int{"pri_team": 10, "pri_addon": 2})
+			},
 			wantMethod: http.MethodPatch, wantPath: "/subscriptions/sub_01",
-			wantBody: `{"items":[{"price_id":"pri_pro","quantity":1}],"proration_billing_mode":"prorated_next_billing_period"}`,
+			wantBody: `{"items":[{"price_id":"pri_addon","quantity":2},{"price_id":"pri_team","quantity":10}],"proration_billing_mode":"prorated_next_billing_period"}`,
 		},
 		{
 			name:       "resume",

@@ -1,0 +1,205 @@
+package billing_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+)
+
+var (
+	sampleT0 = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	// The sample items, as the assertions spell them.
+	itemStorageYearly = priStorageYear + " x2 12000 USD every 1 year"
+	itemTeamYearly10  = priTeamYear + " x10 30000 USD every 1 year [plan]"
+	itemSetup         = priSetup + " x1 5000 USD one-time"
+	itemStorageMonth  = priStorageMonth + " x1 1000 USD every 1 month"
+	itemProMonth      = priProMonth + " x1 1500 USD every 1 month [plan]"
+	itemTeamMonth3    = priTeamMonth + " x3 3000 USD every 1 month [plan]"
+)
+
+// sampleEvents builds the lifecycle events of the samples, signed by f's checkout signer.
+type sampleEvents struct {
+	yearly, monthly, toTeam, renewal, canceled event
+	// teamMonthly is a subscription.created of the monthly sample bought as Team for 3 seats.
+	teamMonthly event
+}
+
+func (f *fixture) samples(t *testing.T) sampleEvents {
+	t.Helper()
+	return sampleEvents{
+		yearly:   f.signed(loadEvent(t, "subscription_created_yearly_team.json"), priTeamYear, sampleT0),
+		monthly:  f.signed(loadEvent(t, "subscription_created_monthly_pro.json"), priProMonth, sampleT0),
+		toTeam:   f.signed(loadEvent(t, "subscription_updated_to_team.json"), priProMonth, sampleT0),
+		renewal:  f.signed(loadEvent(t, "transaction_completed_renewal.json"), priProMonth, sampleT0),
+		canceled: f.signed(loadEvent(t, "subscription_canceled.json"), priProMonth, sampleT0),
+		teamMonthly: f.signed(loadEvent(t, "subscription_updated_to_team.json").
+			as("evt_01hv8x2a9nf5b4ba3fk7rwwqy0", "subscription.created", sampleT0.Add(2*time.Second)).
+			set("data.transaction_id", "txn_01hv8wptq8987qeep44cyrewp9"), priTeamMonth, sampleT0),
+	}
+}
+
+// seats is a later subscription.updated of the yearly Team sample with another seat count.
+func seats(yearly event, eventID string, at time.Time, quantity int) event {
+	return yearly.as(eventID, "subscription.updated", at).set("data.items.1.quantity", quantity)
+}
+
+// Paddle's own payload shapes for created, updated (upgrade, downgrade, seats up, seats down), renewal and
+// cancellation: each sequence delivered ten times in order, and ten times each in a shuffled order with
+// Paddle-like retries, ends in the same state without doubling a grant.
+func TestPaddleSamplesReplayedAndReordered(t *testing.T) {
+	t.Parallel()
+	nov4, dec1 := time.Date(2026, 11, 4, 15, 20, 11, 0, time.UTC), time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		events func(s sampleEvents) []event
+		want   sampleState
+		grants []string // in order only: reordered deliveries may split a month's total into other top-ups
+	}{
+		{
+			name:   "created: yearly team for 10 seats, add-on first, one-time setup fee, discount",
+			events: func(s sampleEvents) []event { return []event{s.yearly} },
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 10, Balance: 5000,
+				Items: []string{itemStorageYearly, itemTeamYearly10, itemSetup}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=5000"},
+		},
+		{
+			name: "seats up mid-month grant the difference once",
+			events: func(s sampleEvents) []event {
+				return []event{s.yearly, seats(s.yearly, "evt_seats15", sampleT0.AddDate(0, 0, 5), 15)}
+			},
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 15, Balance: 7500,
+				Items: []string{itemStorageYearly, priTeamYear + " x15 30000 USD every 1 year [plan]", itemSetup}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=5000",
+				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:team:x15=2500"},
+		},
+		{
+			name: "seats down grant nothing back",
+			events: func(s sampleEvents) []event {
+				return []event{s.yearly, seats(s.yearly, "evt_seats15", sampleT0.AddDate(0, 0, 5), 15),
+					seats(s.yearly, "evt_seats12", sampleT0.AddDate(0, 0, 10), 12)}
+			},
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 12, Balance: 7500,
+				Items: []string{itemStorageYearly, priTeamYear + " x12 30000 USD every 1 year [plan]", itemSetup}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=5000",
+				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:team:x15=2500"},
+		},
+		{
+			name:   "upgrade pro to team x3 grants the difference for the month",
+			events: func(s sampleEvents) []event { return []event{s.monthly, s.toTeam} },
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 3, Balance: 1500,
+				Items: []string{itemStorageMonth, itemTeamMonth3}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1000",
+				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:team:x3=500"},
+		},
+		{
+			name: "downgrade team x3 to pro takes effect at once and grants nothing more",
+			events: func(s sampleEvents) []event {
+				return []event{s.teamMonthly, s.monthly.as("evt_to_pro", "subscription.updated", nov4)}
+			},
+			want: sampleState{Status: "active", Tier: "pro", UserTier: "pro", Quantity: 1, Balance: 1500,
+				Items: []string{itemStorageMonth, itemProMonth}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1500"},
+		},
+		{
+			name: "renewal grants the new period's month once, beside its subscription.updated",
+			events: func(s sampleEvents) []event {
+				rolled := s.monthly.as("evt_rolled", "subscription.updated", dec1.Add(5*time.Second)).period(dec1, dec1.AddDate(0, 1, 0))
+				return []event{s.monthly, s.renewal, rolled}
+			},
+			want: sampleState{Status: "active", Tier: "pro", UserTier: "pro", Quantity: 1, Balance: 2000,
+				Items: []string{itemStorageMonth, itemProMonth}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1000", "grant:" + sampleSub + ":2026-12-01T10:00:00Z=1000"},
+		},
+		{
+			name: "renewal after an upgrade grants at the renewal's plan and seats",
+			events: func(s sampleEvents) []event {
+				renewal := s.renewal.clone().set("data.items.1", map[string]any{
+					"price": s.toTeam.get("data.items.1.price"), "quantity": 3, "proration": nil})
+				return []event{s.monthly, s.toTeam, renewal}
+			},
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 3, Balance: 3000,
+				Items: []string{itemStorageMonth, itemTeamMonth3}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1000",
+				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:team:x3=500", "grant:" + sampleSub + ":2026-12-01T10:00:00Z=1500"},
+		},
+		{
+			name:   "cancellation as Paddle sends it (no billing period) ends access at once",
+			events: func(s sampleEvents) []event { return []event{s.monthly, s.canceled} },
+			want: sampleState{Status: "canceled", Tier: "pro", UserTier: "free", Quantity: 1, Balance: 1000,
+				Items: []string{itemStorageMonth, itemProMonth}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1000"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, pgtest.New(t), sampleTiers)
+			f.deliverInOrder(t, tc.events(f.samples(t)))
+			require.Equal(t, tc.want, f.sampleState(t), "in order")
+			require.Equal(t, tc.grants, f.grantsOf(t), "in order")
+
+			for seed := range uint64(3) {
+				f := newFixture(t, pgtest.New(t), sampleTiers)
+				f.deliverShuffled(t, tc.events(f.samples(t)), seed)
+				require.Equal(t, tc.want, f.sampleState(t), "shuffled, seed %d", seed)
+			}
+		})
+	}
+}
+
+// The discount object is stored as Paddle sent it (it carries no amount); the currency with it.
+func TestSampleDiscountAndCurrencyAreStored(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, pgtest.New(t), sampleTiers)
+	f.mustDeliver(t, f.samples(t).yearly.body())
+	var discountID, currency string
+	require.NoError(t, f.db.Raw(`SELECT discount->>'id', currency_code FROM subscriptions`).Row().Scan(&discountID, &currency))
+	require.Equal(t, "dsc_01hv8wy3sq0xznv8gh4d4xbkpd", discountID)
+	require.Equal(t, "USD", currency)
+}
+
+// Items of two tiers in one subscription: the higher tier (later in the tiers file) decides, and the audit
+// row says so. Items of no tier at all fail the delivery until the tiers file lists the plan.
+func TestPlanItemChoice(t *testing.T) {
+	t.Parallel()
+	d := pgtest.New(t)
+	f := newFixture(t, d, sampleTiers)
+	s := f.samples(t)
+	both := s.monthly.clone().set("data.items.0", s.toTeam.get("data.items.1")) // team x3 first, pro second
+	f.mustDeliver(t, f.signed(both, priTeamMonth, sampleT0).body())
+	require.Equal(t, "team", f.sampleState(t).Tier)
+	var others string
+	require.NoError(t, f.db.Raw(`SELECT details->>'other_tiered_prices' FROM audit_logs WHERE action = 'subscription.created'`).Scan(&others).Error)
+	require.JSONEq(t, `["`+priProMonth+`"]`, others)
+
+	d2 := pgtest.New(t)
+	addonOnly := `tiers:
+  - name: free
+  - name: pro
+    paddle_price_ids: [pri_someone_else]
+`
+	broken := newFixture(t, d2, addonOnly)
+	_, err := broken.deliver(t, s.monthly.body())
+	require.ErrorIs(t, err, webhook.ErrHandlerFailed)
+	require.ErrorContains(t, err, "unknown paddle price id: none of "+priStorageMonth+", "+priProMonth)
+	fixed := newFixture(t, d2, sampleTiers) // the operator adds the plan's price and restarts
+	fixed.mustDeliver(t, s.monthly.body())
+	require.Equal(t, 1000, fixed.sampleState(t).Balance)
+}
+
+// The checkout signs the plan's price: a signature for the add-on that comes first in items is rejected.
+func TestCheckoutSignatureBindsThePlanPriceWhereverItSits(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, pgtest.New(t), sampleTiers)
+	wrong := f.signed(f.samples(t).monthly, priStorageMonth, sampleT0)
+	res, err := f.deliver(t, wrong.body())
+	require.NoError(t, err, "a forgery is permanent: archived failed, answered 200")
+	require.Equal(t, webhook.ReasonUnprocessable, res.Reason)
+	var reason string
+	require.NoError(t, f.db.Raw(`SELECT error_message FROM webhook_events WHERE processing_status = 'failed' LIMIT 1`).Scan(&reason).Error)
+	require.Contains(t, reason, "invalid checkout signature")
+	f.mustDeliver(t, f.signed(wrong.as("evt_retry", "subscription.created", sampleT0), priProMonth, sampleT0).body())
+}
