@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"time"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/catchup"
 )
 
 // cmdPurgeArchive deletes webhook_events rows older than --older-than (default: WEBHOOK_ARCHIVE_RETENTION).
@@ -67,3 +69,36 @@ func cmdJobs(ctx context.Context, env *environment, args []string) error {
 	}
 	return fmt.Errorf("jobs: want `jobs list` or `jobs run NAME` (%s)", a.TaskNames())
 }
+
+// cmdSync is pull reconciliation by hand: `sync paddle --since 72h` feeds Paddle's events since then through
+// the pipeline (what we have is a duplicate), `sync clerk-users` creates the Clerk users we are missing.
+func cmdSync(ctx context.Context, env *environment, args []string) error {
+	if len(args) == 0 || (args[0] != "paddle" && args[0] != "clerk-users") {
+		return fmt.Errorf("sync: want `sync paddle [--since 72h]` or `sync clerk-users`")
+	}
+	fs := flag.NewFlagSet("sync "+args[0], flag.ContinueOnError)
+	since := fs.Duration("since", catchupLookback, "with paddle: how far back to read the event log")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	a, err := bootQuiet(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = a.Close() }()
+	start := time.Now()
+	var rep catchup.Report
+	if args[0] == "paddle" {
+		rep, err = a.SyncPaddle(ctx, *since)
+	} else {
+		rep, err = a.SyncClerkUsers(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(env.stdout, "sync %s done in %s: %v\n", args[0], time.Since(start).Round(time.Millisecond), rep.Map())
+	return err
+}
+
+// catchupLookback is the default --since: Paddle's retry window.
+const catchupLookback = catchup.FirstLookback

@@ -17,6 +17,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
+	"github.com/fabrica-saas/fabrica/backend/internal/catchup"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
@@ -34,6 +35,9 @@ import (
 type Options struct {
 	EmailSender email.Sender
 	PaddleAPI   billing.PaddleAPI
+	// ClerkUsers lists Clerk's users for `fabrica sync clerk-users` (default: the Backend API with
+	// CLERK_SECRET_KEY). Paddle's event log comes from the real Paddle client (PADDLE_API_KEY/PADDLE_API_URL).
+	ClerkUsers catchup.ClerkUsers
 }
 
 // App is a fully wired service.
@@ -50,6 +54,7 @@ type App struct {
 	ledger   *credits.Service
 	metrics  *metrics.Metrics
 	paddle   billing.PaddleAPI
+	catchup  *catchup.Service
 	workers  *river.Workers
 }
 
@@ -125,7 +130,7 @@ func (a *App) wire() error {
 	erasures := account.NewErasures(cfg.ErasureTombstoneKey)
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
 		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Erasures: erasures, Log: a.log},
-		billing.Config{AppName: cfg.AppName})
+		billing.Config{AppName: cfg.AppName, AlertEmails: cfg.AdminEmails})
 	a.accounts = account.New(account.Deps{DB: a.db, Ledger: a.ledger, Jobs: queue, Billing: a.billing,
 		Erasures: erasures, Log: a.log},
 		account.Config{
@@ -136,6 +141,7 @@ func (a *App) wire() error {
 	if a.pipeline, err = newPipeline(cfg, webhook.Deps{DB: a.db, Log: a.log, Observer: a.metrics}, a.accounts, a.billing); err != nil {
 		return err
 	}
+	a.catchup = a.newCatchup()
 	a.workers = river.NewWorkers()
 	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
 	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log))

@@ -59,6 +59,7 @@ func TestImportRules(t *testing.T) {
 		module + "internal/app":                  {"cmd/fabrica"},
 		module + "internal/devauth":              {"internal/app", "cmd/fabrica"},
 		module + "internal/trigger":              {"cmd/fabrica"},
+		module + "internal/catchup":              {"internal/app", "cmd/fabrica"},
 	}
 	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing",
 		"internal/billing/paddleapi", "internal/credits", "internal/db", "internal/email", "internal/metrics",

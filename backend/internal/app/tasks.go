@@ -21,7 +21,7 @@ const (
 // tasks are the scheduled maintenance jobs. Each is idempotent and bounded, so River may run it on any
 // instance, twice, or next to an operator's `fabrica jobs run`.
 func (a *App) tasks() []jobs.Task {
-	return []jobs.Task{
+	return append([]jobs.Task{
 		{Name: "reconcile-credits", Every: time.Minute, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
 			r, err := a.ledger.ReconcileOrphans(ctx, now, reconcileBatch)
 			return jobs.Report{"scanned": r.Scanned, "refunded": r.Refunded, "skipped_lifecycle": r.SkippedLifecycle}, err
@@ -48,7 +48,7 @@ func (a *App) tasks() []jobs.Task {
 			n, err := webhook.PurgeArchive(ctx, a.db, now.Add(-a.cfg.WebhookArchiveRetention), purgeBatch)
 			return jobs.Report{"deleted": n}, err
 		}},
-	}
+	}, a.catchupTasks()...)
 }
 
 // RunTask runs one task by name now (`fabrica jobs run NAME`).

@@ -46,7 +46,7 @@ func newFixture(t *testing.T, d *pgtest.DB, tiersYAML string) *fixture {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f.svc = billing.New(billing.Deps{DB: d.Gorm, Tiers: tiers, Ledger: credits.New(d.Gorm, credits.Config{}), Jobs: f.mailer, Signer: f.signer,
 		Erasures: account.NewErasures("billing-test-erasure-tombstone-key-0123456789"), Log: log},
-		billing.Config{AppName: "Fabrica"})
+		billing.Config{AppName: "Fabrica", AlertEmails: []string{"ops@example.com", "cto@example.com"}})
 	sig, err := webhook.NewPaddleSignature([]string{webhookSecret}, 5*time.Minute)
 	require.NoError(t, err)
 	f.pipeline = webhook.New(webhook.Deps{DB: d.Gorm, Log: log}, &webhook.Provider{

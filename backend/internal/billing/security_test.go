@@ -2,6 +2,7 @@ package billing_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +70,29 @@ func TestItem1CustomerFallbackOnlyThroughTheBinding(t *testing.T) {
 	require.NoError(t, f.db.Raw(`SELECT u.clerk_user_id FROM subscriptions s JOIN users u ON u.id = s.user_id
 		WHERE s.paddle_subscription_id = 'sub_3'`).Scan(&owner).Error)
 	require.Equal(t, "user_bound", owner, "the bound user, not the first one seen with the customer")
+}
+
+// A second live subscription for a user (two tabs, two checkouts) is recorded — the index used to reject it
+// on every retry, charged and never recorded — flagged, audited once and the operators are mailed once.
+func TestASecondLiveSubscriptionIsRecordedAndFlagged(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.mustDeliver(t, f.created(t0, "evt_c1").payload())
+	second := string(f.created(t0.Add(time.Minute), "evt_c2").payload())
+	second = replaceOnce(second, `"id":"sub_1"`, `"id":"sub_2"`)
+	for range 3 {
+		f.mustDeliver(t, []byte(second))
+	}
+	var subs, flagged, audits int
+	require.NoError(t, f.db.Raw(`SELECT (SELECT count(*) FROM subscriptions WHERE status = 'active'),
+		(SELECT count(*) FROM subscriptions WHERE duplicate_subscription AND paddle_subscription_id = 'sub_2'),
+		(SELECT count(*) FROM audit_logs WHERE action = 'subscription.duplicate')`).Row().Scan(&subs, &flagged, &audits))
+	require.Equal(t, []int{2, 1, 1}, []int{subs, flagged, audits})
+	var alerts []string
+	for _, k := range f.mailer.Keys() {
+		if strings.HasPrefix(k, "duplicate_subscription/") {
+			alerts = append(alerts, k)
+		}
+	}
+	require.Equal(t, []string{"duplicate_subscription/sub_2/ops@example.com", "duplicate_subscription/sub_2/cto@example.com"}, alerts)
 }

@@ -14,6 +14,8 @@ import (
 // Config is what billing needs from the service configuration.
 type Config struct {
 	AppName string
+	// AlertEmails receive operator alerts (ADMIN_EMAILS): a duplicate subscription, say.
+	AlertEmails []string
 }
 
 // Mailer enqueues an email as a job inside the caller's transaction (see jobs.Queue).

@@ -118,36 +118,13 @@ func (s *Service) sync(ctx context.Context, tx *gorm.DB, ev webhook.Event) (sync
 	if err := s.checkCustomer(ctx, tx, ev, r); err != nil {
 		return r, err
 	}
+	if err := s.checkDuplicate(ctx, tx, ev, r); err != nil {
+		return r, err
+	}
 	if r.applied {
 		err = s.syncTier(ctx, tx, r)
 	}
 	return r, err
-}
-
-// ActionCustomerMismatch is audited once per subscription whose Paddle customer is not its user's bound one.
-const ActionCustomerMismatch = "subscription.customer_mismatch"
-
-// checkCustomer flags a subscription whose customer is not the one our API bound to its user: someone
-// completed a checkout signed for this user under another person's email, and Paddle reused that person's
-// customer. The subscription is still recorded (money was taken) and keeps its tier, but it is flagged,
-// audited once, visible to operators, and never offered in this user's portal. A user with no binding yet
-// (bound by their first checkout or portal visit) flags nothing: there is nothing to compare with.
-func (s *Service) checkCustomer(ctx context.Context, tx *gorm.DB, ev webhook.Event, r synced) error {
-	bound, err := account.PaddleCustomerTx(ctx, tx, r.userID)
-	if err != nil || bound == "" || bound == r.sub.CustomerID {
-		return err
-	}
-	var flagged []uuid.UUID
-	if err := tx.WithContext(ctx).Raw(`UPDATE subscriptions SET customer_mismatch = true, updated_at = now()
-		WHERE paddle_subscription_id = ? AND NOT customer_mismatch RETURNING id`, r.sub.ID).Scan(&flagged).Error; err != nil {
-		return fmt.Errorf("flag customer mismatch: %w", err)
-	}
-	if len(flagged) == 0 {
-		return nil // flagged by an earlier event
-	}
-	return audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorPaddle, Action: ActionCustomerMismatch, UserID: &r.userID,
-		ResourceType: "subscription", ResourceID: r.sub.ID, Details: map[string]any{"event_id": ev.ID,
-			"paddle_customer_id": r.sub.CustomerID, "bound_customer_id": bound}})
 }
 
 // upsertSubscription writes the snapshot unless the stored one is newer, and returns the row id when it

@@ -39,6 +39,7 @@ var Keys = []Key{
 	{Name: "DEV_SESSION_KEY_FILE", Default: ".data/dev-session-key.pem"},
 	{Name: "PADDLE_API_KEY", Secret: true},
 	{Name: "PADDLE_API_URL"},
+	{Name: "PADDLE_EVENTS_SYNC_INTERVAL", Default: "10m"},
 	{Name: "CHECKOUT_SIGNING_SECRET", Secret: true},
 	{Name: "TIERS_FILE"},
 	{Name: "EMAIL_DRIVER", Default: "log"},

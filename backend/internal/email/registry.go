@@ -11,6 +11,8 @@ const (
 	TemplateWelcome              = "welcome"
 	TemplateSubscriptionStarted  = "subscription_started"
 	TemplateSubscriptionCanceled = "subscription_canceled"
+	// TemplateOpsAlert tells the operators (ADMIN_EMAILS) about something only a person can resolve.
+	TemplateOpsAlert = "ops_alert"
 )
 
 type renderFunc func(data json.RawMessage) (subject, text, html string, err error)
@@ -30,6 +32,7 @@ var registry = map[string]renderFunc{
 	TemplateWelcome:              decodeInto(Welcome),
 	TemplateSubscriptionStarted:  decodeInto(SubscriptionStarted),
 	TemplateSubscriptionCanceled: decodeInto(SubscriptionCanceled),
+	TemplateOpsAlert:             decodeInto(OpsAlert),
 }
 
 // Render builds the message for template from its JSON data; the caller sets To and IdempotencyKey.

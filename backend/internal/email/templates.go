@@ -25,6 +25,7 @@ var (
 	welcomeTmpl              = mustParse("welcome")
 	subscriptionStartedTmpl  = mustParse("subscription_started")
 	subscriptionCanceledTmpl = mustParse("subscription_canceled")
+	opsAlertTmpl             = mustParse("ops_alert")
 )
 
 type mailTemplate struct {
@@ -93,6 +94,20 @@ type SubscriptionCanceledData struct {
 // SubscriptionCanceled renders the mail sent when a subscription is canceled.
 func SubscriptionCanceled(d SubscriptionCanceledData) (subject, text, html string, err error) {
 	return subscriptionCanceledTmpl.render(d)
+}
+
+// OpsAlertData fills an operators' alert: what happened, the facts to look up, what to do.
+type OpsAlertData struct {
+	AppName, Title, Body, Action string
+	Facts                        []Fact
+}
+
+// Fact is one named value of an alert (a subscription id, a user id).
+type Fact struct{ Name, Value string }
+
+// OpsAlert renders an operators' alert.
+func OpsAlert(d OpsAlertData) (subject, text, html string, err error) {
+	return opsAlertTmpl.render(d)
 }
 
 // WithUnsubscribe returns m with the RFC 8058 one-click unsubscribe headers that marketing mail must carry:

@@ -83,6 +83,9 @@ func subscriptionFlags(s models.Subscription) []string {
 	if s.CustomerMismatch {
 		flags = append(flags, "customer_mismatch")
 	}
+	if s.DuplicateSubscription {
+		flags = append(flags, "duplicate_subscription")
+	}
 	return flags
 }
 

@@ -70,6 +70,8 @@ type Subscription struct {
 	AccessRevokedAt      *time.Time
 	ExpiredAt            *time.Time
 	CustomerMismatch     bool
+	// DuplicateSubscription: live while another subscription of the user was live (flagged, never rejected).
+	DuplicateSubscription bool
 	// Quantity is the tiered item's quantity (seats).
 	Quantity     int
 	CurrencyCode string
