@@ -27,7 +27,7 @@ func testApp(t *testing.T, env map[string]string) (*App, *pgtest.DB) {
 
 // appOn builds another App on an existing test database: several instances share one database the way
 // several server processes do.
-func appOn(t *testing.T, d *pgtest.DB, env map[string]string, opts Options) *App {
+func appOn(t testing.TB, d *pgtest.DB, env map[string]string, opts Options) *App {
 	t.Helper()
 	vars := map[string]string{"APP_ENV": config.EnvTest, "DATABASE_URL": d.URL}
 	for k, v := range env {

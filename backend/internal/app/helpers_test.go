@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"maps"
 	"net/http/httptest"
@@ -134,3 +135,11 @@ func (e *apiEnv) call(t *testing.T, method, path, token, body string) *httptest.
 	e.app.Echo().ServeHTTP(rec, req)
 	return rec
 }
+
+// newBenchEnv is an App on a private database for benchmarks (no *testing.T).
+func newBenchEnv(b *testing.B) (*App, error) {
+	d := pgtest.New(b)
+	return appOn(b, d, map[string]string{"DB_MAX_CONNS": "40"}, Options{}), nil
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
 // Sentinels of Ingest, besides the Verifier's signature errors (which all mean 401).
@@ -147,50 +148,48 @@ func (p *Pipeline) Known(ctx context.Context, provider, eventID string) (bool, e
 	return known, nil
 }
 
-// process is the one transaction of a delivery. The claim and the handler's effects share a savepoint, so
-// a failing handler undoes both while the archive row recording the failure still commits. The archive
-// row is written last, with its final status, which saves an UPDATE per delivery; inside one transaction
-// the order is invisible to everyone else.
+// process is the one transaction of a delivery. Its first statement claims the event and writes the
+// archive row together, with the status the delivery will have if the transaction commits: skipped when
+// another delivery holds the claim, ignored when no handler wants the type, processed otherwise. A
+// duplicate or an unhandled type is then done: BEGIN, one statement, COMMIT. A failing handler rolls
+// back everything, claim and archive row included, and recordFailure archives the failure in a
+// transaction of its own. (The row is written with its final status up front, which saves an UPDATE; a
+// savepoint around the handler would cost a round trip on every successful delivery to save one on the
+// rare failure.)
 func (p *Pipeline) process(ctx context.Context, prov *Provider, d delivery) (Result, error) {
 	start := time.Now()
 	ev := d.ev
 	res := Result{EventID: ev.ID}
+	h, handled := prov.Handlers[ev.Type]
+	intended := StatusIgnored
+	if handled {
+		intended = StatusProcessed
+	}
 	var handlerErr error
 	err := p.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		handlerErr = inSavepoint(tx, func() error {
-			claimed, err := claim(tx, ev)
-			if err != nil {
-				return err
-			}
-			if !claimed {
-				// Providers retry on any non-2xx; the (provider, event_id) claim turns every replay into a no-op.
-				res.Status = StatusSkipped
-				return nil
-			}
-			h, ok := prov.Handlers[ev.Type]
-			if !ok {
-				res.Status = StatusIgnored
-				return nil
-			}
-			res.Status = StatusProcessed
-			return runHandler(ctx, tx, h, ev)
-		})
-		var errMsg *string
-		if handlerErr != nil {
-			res.Status = StatusFailed
-			msg := handlerErr.Error()
-			if permanent(handlerErr) {
-				res.Reason = ReasonUnprocessable
-				msg = ReasonUnprocessable + ": " + msg
-			}
-			msg = sanitize(msg, maxErrorLen)
-			errMsg = &msg
-			if err := auditFailure(ctx, tx, ev, msg); err != nil {
-				return err
-			}
+		status, err := claimAndArchive(ctx, tx, d, intended)
+		if err != nil {
+			return err
 		}
-		return archive(tx, d, res.Status, errMsg)
+		res.Status = status
+		if status != StatusProcessed {
+			// Providers retry on any non-2xx; the (provider, event_id) claim turns every replay into a no-op.
+			return nil
+		}
+		handlerErr = runHandler(ctx, tx, h, ev)
+		return handlerErr
 	})
+	if handlerErr != nil {
+		// The handler's transaction rolled back whole; whatever err says beyond handlerErr (a failed
+		// rollback) only means the connection is gone, which recordFailure will find out too.
+		res.Status = StatusFailed
+		msg := handlerErr.Error()
+		if permanent(handlerErr) {
+			res.Reason = ReasonUnprocessable
+			msg = ReasonUnprocessable + ": " + msg
+		}
+		err = p.recordFailure(ctx, d, sanitize(msg, maxErrorLen))
+	}
 	outcome := res.Status
 	if err != nil {
 		outcome = "" // nothing committed: the observer hears "error", not what the handler was about to do
@@ -198,8 +197,8 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, d delivery) (Res
 	p.logDelivery(ctx, ev, outcome, start, firstErr(err, handlerErr))
 	switch {
 	case err != nil:
-		// The transaction itself failed (connection lost, request cancelled): nothing committed, not even
-		// the archive row, and the provider's retry starts from scratch.
+		// A transaction failed (connection lost, request cancelled): not even the failure's archive row
+		// committed, and the provider's retry starts from scratch.
 		return Result{}, fmt.Errorf("ingest %s %s: %w", prov.Name, ev.ID, err)
 	case handlerErr != nil && res.Reason == "":
 		return res, fmt.Errorf("%w: %s", ErrHandlerFailed, handlerErr.Error())
@@ -216,38 +215,30 @@ func permanent(err error) bool {
 	return errors.Is(err, ErrPermanent) || (errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22"))
 }
 
-// inSavepoint runs fn after a savepoint and, when fn fails, rolls back to it: the claim and every effect
-// vanish while the transaction stays usable for the archive row. The fixed name keeps one statement text
-// (GORM's nested Transaction makes a random savepoint name per call, one pg_stat_statements entry each).
-func inSavepoint(tx *gorm.DB, fn func() error) error {
-	if err := tx.Exec("SAVEPOINT webhook_handler").Error; err != nil {
-		return err
-	}
-	err := fn()
+// claimAndArchiveSQL inserts the dedup claim and the archive row in one statement. The claim either
+// inserts (the delivery proceeds with status $7) or finds another delivery's claim: the archive row
+// then says skipped. A concurrent duplicate blocks on the claim's unique index until the first delivery's
+// transaction ends, then sees its claim (or, if the first rolled back, takes the claim itself).
+const claimAndArchiveSQL = `WITH claim AS (
+		INSERT INTO processed_webhook_events (provider, event_id, event_type) VALUES ($1, $2, $3)
+		ON CONFLICT ON CONSTRAINT uq_processed_webhook_events_provider_event_id DO NOTHING RETURNING 1)
+	INSERT INTO webhook_events (provider, event_id, event_type, source, body, signature, processing_status, replay_of)
+	SELECT $1, $2, $3, $4, $5, $6, CASE WHEN EXISTS (SELECT FROM claim) THEN $7 ELSE 'skipped' END, $8
+	RETURNING processing_status`
+
+// claimAndArchive runs claimAndArchiveSQL and returns the status the archive row took.
+func claimAndArchive(ctx context.Context, tx *gorm.DB, d delivery, intended string) (string, error) {
+	var status string
+	err := db.QueryRow(ctx, tx, claimAndArchiveSQL,
+		[]any{d.ev.Provider, d.ev.ID, d.ev.Type, d.source, []byte(d.ev.Payload), sigOrNil(d.sig), intended, d.replayOf},
+		&status)
 	if err != nil {
-		if rbErr := tx.Exec("ROLLBACK TO SAVEPOINT webhook_handler").Error; rbErr != nil {
-			// The transaction is unusable now; the archive insert will fail and roll everything back.
-			return errors.Join(err, rbErr)
-		}
+		return "", fmt.Errorf("claim event: %w", err)
 	}
-	return err
+	return status, nil
 }
 
-// claim inserts the dedup row; false means another delivery of the event already holds it. A concurrent
-// duplicate blocks here until the first delivery's transaction ends, then sees its claim (or, if the first
-// rolled back, takes the claim itself).
-func claim(tx *gorm.DB, ev Event) (bool, error) {
-	var ids []string
-	err := tx.Raw(`INSERT INTO processed_webhook_events (provider, event_id, event_type) VALUES (?, ?, ?)
-		ON CONFLICT ON CONSTRAINT uq_processed_webhook_events_provider_event_id DO NOTHING RETURNING id`,
-		ev.Provider, ev.ID, ev.Type).Scan(&ids).Error
-	if err != nil {
-		return false, fmt.Errorf("claim event: %w", err)
-	}
-	return len(ids) == 1, nil
-}
-
-// runHandler turns a handler panic into an error, so the savepoint rolls back and the archive says why.
+// runHandler turns a handler panic into an error, so the transaction rolls back and the archive says why.
 func runHandler(ctx context.Context, tx *gorm.DB, h Handler, ev Event) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -257,30 +248,42 @@ func runHandler(ctx context.Context, tx *gorm.DB, h Handler, ev Event) (err erro
 	return h(ctx, tx, ev)
 }
 
-// auditFailure records a failed delivery in the audit trail (the archive row holds the detail); it
-// commits with the archive row, after the savepoint has undone everything the handler wrote.
-func auditFailure(ctx context.Context, tx *gorm.DB, ev Event, msg string) error {
-	return audit.Write(ctx, tx, audit.Entry{
-		Actor: "system:webhook", Action: "webhook.failed", ResourceType: "webhook_event",
-		ResourceID: ev.Provider + ":" + ev.ID,
-		Details:    map[string]any{"provider": ev.Provider, "event_id": ev.ID, "event_type": ev.Type, "error": sanitize(msg, 300)},
+// recordFailure archives a failed delivery and audits it, in one transaction of its own: the handler's
+// has rolled back everything, so the archive row holds the detail and no claim exists (the provider's
+// retry, or an operator's replay, processes the event afresh).
+func (p *Pipeline) recordFailure(ctx context.Context, d delivery, msg string) error {
+	return p.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := archive(ctx, tx, d, StatusFailed, &msg); err != nil {
+			return err
+		}
+		ev := d.ev
+		return audit.Write(ctx, tx, audit.Entry{
+			Actor: "system:webhook", Action: "webhook.failed", ResourceType: "webhook_event",
+			ResourceID: ev.Provider + ":" + ev.ID,
+			Details:    map[string]any{"provider": ev.Provider, "event_id": ev.ID, "event_type": ev.Type, "error": sanitize(msg, 300)},
+		})
 	})
 }
 
-func archive(tx *gorm.DB, d delivery, status string, errMsg *string) error {
-	var sigPtr *string
-	if d.sig != "" {
-		sigPtr = &d.sig
-	}
-	// The body is stored as the exact bytes received (BYTEA): whatever was signed is storable.
-	err := tx.Exec(`INSERT INTO webhook_events
+// archive writes an archive row without a claim (a failure). The body is stored as the exact bytes
+// received (BYTEA): whatever was signed is storable.
+func archive(ctx context.Context, tx *gorm.DB, d delivery, status string, errMsg *string) error {
+	_, err := db.Exec(ctx, tx, `INSERT INTO webhook_events
 		(provider, event_id, event_type, source, body, signature, processing_status, error_message, replay_of)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.ev.Provider, d.ev.ID, d.ev.Type, d.source, []byte(d.ev.Payload), sigPtr, status, errMsg, d.replayOf).Error
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		d.ev.Provider, d.ev.ID, d.ev.Type, d.source, []byte(d.ev.Payload), sigOrNil(d.sig), status, errMsg, d.replayOf)
 	if err != nil {
 		return fmt.Errorf("archive delivery: %w", err)
 	}
 	return nil
+}
+
+// sigOrNil stores an absent signature (a pulled event) as NULL.
+func sigOrNil(sig string) *string {
+	if sig == "" {
+		return nil
+	}
+	return &sig
 }
 
 // archiveMalformed records a verified delivery whose envelope we cannot read (not JSON, no event id...),
@@ -289,7 +292,7 @@ func archive(tx *gorm.DB, d delivery, status string, errMsg *string) error {
 func (p *Pipeline) archiveMalformed(ctx context.Context, d delivery, cause error) (Result, error) {
 	d.ev.ID, d.ev.Type = sanitize(d.ev.ID, maxEventIDLen), sanitize(d.ev.Type, maxEventTypeLen)
 	msg := sanitize(ReasonMalformed+": "+cause.Error(), maxErrorLen)
-	if err := archive(p.db.WithContext(ctx), d, StatusFailed, &msg); err != nil {
+	if err := archive(ctx, p.db, d, StatusFailed, &msg); err != nil {
 		return Result{}, fmt.Errorf("ingest %s: %w", d.ev.Provider, err)
 	}
 	p.logDelivery(ctx, d.ev, StatusFailed, time.Now(), cause)

@@ -1,0 +1,39 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Exec and QueryRow run one statement ($1-style placeholders) on gdb's connection, the caller's
+// transaction or the pool, without GORM's statement builder, callbacks and reflection: for the few
+// statements every webhook delivery runs, where that machinery cost more CPU than the statements'
+// own round trips in a profile (docs/benchmarks.md). Slow statements and errors still reach GORM's
+// logger, so the log looks the same either way.
+
+// Exec runs a statement that returns no rows and reports how many it affected.
+func Exec(ctx context.Context, gdb *gorm.DB, query string, args ...any) (int64, error) {
+	begin := time.Now()
+	res, err := gdb.Statement.ConnPool.ExecContext(ctx, query, args...)
+	var n int64
+	if err == nil {
+		n, err = res.RowsAffected()
+	}
+	gdb.Logger.Trace(ctx, begin, func() (string, int64) { return query, n }, err)
+	return n, err
+}
+
+// QueryRow runs a statement that returns at most one row and scans it into dest; a statement that
+// returned no row reports sql.ErrNoRows.
+func QueryRow(ctx context.Context, gdb *gorm.DB, query string, args []any, dest ...any) error {
+	begin := time.Now()
+	err := gdb.Statement.ConnPool.QueryRowContext(ctx, query, args...).Scan(dest...)
+	if err == sql.ErrNoRows {
+		return err // an answer, not a failure: not logged
+	}
+	gdb.Logger.Trace(ctx, begin, func() (string, int64) { return query, 1 }, err)
+	return err
+}
