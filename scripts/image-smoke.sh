@@ -209,6 +209,13 @@ grep -qE '^applied [1-9][0-9]* migration' <<<"$out" || die "migrate up: $out"
 out=$(ctr --rm "$image" migrate up 2>&1) || { echo "$out" >&2; die "a second migrate up failed"; }
 grep -q '^applied 0 migration' <<<"$out" || die "a second migrate up applied something: $out"
 lap "release step (migrate up, then again as a no-op)" "$t"
+# Render's dockerCommand form names the binary; it must reach the subcommand whether or not the platform
+# keeps the ENTRYPOINT in front of it.
+for form in "version" "/fabrica version"; do
+  # shellcheck disable=SC2086 # the form is split into arguments on purpose
+  out=$(podman run --rm --network=none "$image" $form 2>&1) || die "'$form' failed in the container: $out"
+  [[ $out == "fabrica "* ]] || die "'$form': $out"
+done
 
 t=$SECONDS
 ctr -d --name "$name-web" "$image" >/dev/null
