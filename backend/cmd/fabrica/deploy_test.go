@@ -167,6 +167,8 @@ func TestRenderBlueprint(t *testing.T) {
 	require.Empty(t, web.DockerCommand, "web runs the image's CMD (serve)")
 	require.Equal(t, "/health/ready", web.HealthCheckPath)
 	requireSubcommand(t, worker.DockerCommand, "worker")
+	// Render deploys each service on its own: a worker must not start new code before its migrations ran.
+	requireSubcommand(t, worker.PreDeployCommand, "migrate up")
 
 	// What each service's environment is on Render, with a stand-in for every value a person or Render
 	// supplies; each must boot through the production guard.
