@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 )
 
 // TestDeployDocListsEverySecret: the secrets table of docs/deploy.md, plus fly.toml's [env], is a complete
@@ -42,3 +45,29 @@ func TestDeployDocListsEverySecret(t *testing.T) {
 	}
 }
 
+// TestProvidersSetupListsHandledEvents: the events docs/providers-setup.md tells you to subscribe to are the
+// handler tables' (a nil receiver only builds the method values; no handler runs).
+func TestProvidersSetupListsHandledEvents(t *testing.T) {
+	t.Parallel()
+	doc := string(readRepoFile(t, "docs/providers-setup.md"))
+	paddle, clerk := (*billing.Service)(nil).PaddleHandlers(), (*account.Service)(nil).ClerkHandlers()
+	for event := range paddle {
+		if event == billing.EventSubscriptionCancelled {
+			continue // the British spelling: handled in case, never sent by Paddle, not in its event list
+		}
+		require.Contains(t, doc, "`"+event+"`", "Paddle event")
+	}
+	for event := range clerk {
+		require.Contains(t, doc, "`"+event+"`", "Clerk event")
+	}
+	listed := regexp.MustCompile("`((?:subscription|transaction|adjustment|user)\\.[a-z_]+)`").FindAllStringSubmatch(doc, -1)
+	require.NotEmpty(t, listed)
+	for _, m := range listed {
+		_, p := paddle[m[1]]
+		_, c := clerk[m[1]]
+		require.True(t, p || c, "docs/providers-setup.md lists %s, which nothing handles", m[1])
+	}
+	for _, path := range []string{"/webhooks/paddle", "/webhooks/clerk"} {
+		require.Contains(t, doc, path)
+	}
+}
