@@ -55,10 +55,10 @@ func TestProvidersSetupListsHandledEvents(t *testing.T) {
 		if event == billing.EventSubscriptionCancelled {
 			continue // the British spelling: handled in case, never sent by Paddle, not in its event list
 		}
-		require.Contains(t, doc, "`"+event+"`", "Paddle event")
+		require.True(t, strings.Contains(doc, "`"+event+"`"), "docs/providers-setup.md omits the Paddle event %s", event)
 	}
 	for event := range clerk {
-		require.Contains(t, doc, "`"+event+"`", "Clerk event")
+		require.True(t, strings.Contains(doc, "`"+event+"`"), "docs/providers-setup.md omits the Clerk event %s", event)
 	}
 	listed := regexp.MustCompile("`((?:subscription|transaction|adjustment|user)\\.[a-z_]+)`").FindAllStringSubmatch(doc, -1)
 	require.NotEmpty(t, listed)
@@ -68,6 +68,26 @@ func TestProvidersSetupListsHandledEvents(t *testing.T) {
 		require.True(t, p || c, "docs/providers-setup.md lists %s, which nothing handles", m[1])
 	}
 	for _, path := range []string{"/webhooks/paddle", "/webhooks/clerk"} {
-		require.Contains(t, doc, path)
+		require.True(t, strings.Contains(doc, path), "docs/providers-setup.md omits %s", path)
+	}
+}
+
+// TestFrontendDocMatchesTheAPI: every /api/v1 path docs/frontend.md calls is in the route table, and the
+// checkout fields it reads are the ones the handler sends (read as text: httpapi is the app's to import).
+func TestFrontendDocMatchesTheAPI(t *testing.T) {
+	t.Parallel()
+	doc := string(readRepoFile(t, "docs/frontend.md"))
+	router := string(readRepoFile(t, "backend/internal/httpapi/router.go"))
+	handler := string(readRepoFile(t, "backend/internal/httpapi/billing.go"))
+	paths := regexp.MustCompile(`/api/v1(/[a-z/_]+)`).FindAllStringSubmatch(doc, -1)
+	require.NotEmpty(t, paths)
+	for _, m := range paths {
+		require.True(t, strings.Contains(router, `"`+m[1]+`"`), "docs/frontend.md calls /api/v1%s, which router.go does not route", m[1])
+	}
+	for _, field := range []string{"paddle_price_id", "customer_id", "customer_email", "custom_data"} {
+		require.Contains(t, handler, `json:"`+field+`"`)
+	}
+	for _, read := range []string{"c.paddle_price_id", "c.customer_id", "c.custom_data"} {
+		require.True(t, strings.Contains(doc, read), "docs/frontend.md does not pass %s to Paddle.js", read)
 	}
 }
