@@ -91,3 +91,12 @@ func TestFrontendDocMatchesTheAPI(t *testing.T) {
 		require.True(t, strings.Contains(doc, read), "docs/frontend.md does not pass %s to Paddle.js", read)
 	}
 }
+
+// TestProjectFiles: the licence, the changelog and the GitHub workflow exist, and the workflow runs the
+// project's CI entry point rather than a copy of its steps.
+func TestProjectFiles(t *testing.T) {
+	t.Parallel()
+	require.True(t, strings.HasPrefix(string(readRepoFile(t, "LICENSE")), "MIT License\n"))
+	require.Contains(t, string(readRepoFile(t, "CHANGELOG.md")), "\n## [Unreleased]\n")
+	require.Contains(t, string(readRepoFile(t, ".github/workflows/ci.yml")), "run: bash .ci/run\n")
+}
