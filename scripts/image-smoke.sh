@@ -102,12 +102,15 @@ stand_in() {
   lap "stand-in $ref built" "$t"
 }
 
+# From /: the postgres user may not be allowed into the caller's working directory.
+as_postgres() { (cd / && runuser -u postgres -- "$@"); }
+
 work=""
 cleanup() {
   local code=$?
-  podman rm -f -t 0 "$name-web" "$name-worker" >/dev/null 2>&1 || true
+  podman rm -f -t 0 "$name-web" "$name-worker" "$name-files" >/dev/null 2>&1 || true
   if [ -n "$work" ] && [ -s "$work/pg/PG_VERSION" ]; then
-    runuser -u postgres -- "$bindir/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+    as_postgres "$bindir/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
   fi
   [ -n "$work" ] && rm -rf "$work"
   exit "$code"
@@ -170,8 +173,8 @@ mkdir -p "$work/pg" "$work/sock"
 chown postgres:postgres "$work/pg" "$work/sock"
 chmod 700 "$work/pg"
 chmod 755 "$work/sock"
-runuser -u postgres -- "$bindir/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 --locale=C --no-instructions >/dev/null
-runuser -u postgres -- "$bindir/pg_ctl" -D "$work/pg" -w -t 60 -l "$work/pg/server.log" \
+as_postgres "$bindir/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 --locale=C --no-instructions >/dev/null
+as_postgres "$bindir/pg_ctl" -D "$work/pg" -w -t 60 -l "$work/pg/server.log" \
   -o "-c listen_addresses='' -c unix_socket_directories=$work/sock -c fsync=off" start >/dev/null ||
   { cat "$work/pg/server.log" >&2; die "postgres did not start"; }
 "$bindir/psql" -X -q -h "$work/sock" -U postgres -d postgres -c "CREATE DATABASE fabrica"
