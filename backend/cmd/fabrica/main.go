@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 )
 
@@ -61,6 +62,12 @@ func commands() []command {
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	env := &environment{getenv: getenv, stdout: stdout, stderr: stderr}
+	// The image's ENTRYPOINT is the binary. A platform that prepends it to a command that already names the
+	// binary (Dokku runs a Procfile's "fabrica serve" as "/fabrica fabrica serve"; Render's dockerCommand
+	// "/fabrica worker" may be run the same way) still runs the subcommand.
+	if len(args) > 0 && filepath.Base(args[0]) == "fabrica" {
+		args = args[1:]
+	}
 	if len(args) == 0 {
 		printHelp(stderr)
 		return errUsage

@@ -34,6 +34,20 @@ func TestVersion(t *testing.T) {
 	require.Equal(t, "fabrica dev\n", out)
 }
 
+// A platform may pass the binary's own name ahead of the subcommand (ENTRYPOINT ["/fabrica"] plus a command
+// that says "fabrica serve" or "/fabrica worker"); it is skipped, once.
+func TestLeadingBinaryNameIsSkipped(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"fabrica", "version"}, {"/fabrica", "version"}, {"/usr/local/bin/fabrica", "version"}} {
+		out, _, err := runWith(t, nil, args...)
+		require.NoError(t, err, args)
+		require.Equal(t, "fabrica dev\n", out, args)
+	}
+	_, stderr, err := runWith(t, nil, "/fabrica", "fabrica", "version")
+	require.ErrorIs(t, err, errUsage)
+	require.Contains(t, stderr, `unknown command "fabrica"`)
+}
+
 func TestServeRefusesProductionWithoutSecrets(t *testing.T) {
 	t.Parallel()
 	_, _, err := runWith(t, map[string]string{

@@ -87,13 +87,15 @@ func (m *Migrator) DownTo(ctx context.Context, version int64) (int, error) {
 }
 
 // Pending returns a description of what is not applied yet, or "" when the schema is current: the
-// readiness check refuses traffic until it is empty.
+// readiness check refuses traffic until it is empty. A schema ahead of this build is current: in a rolling
+// deploy the release step has migrated for the new version while old instances still serve, and a rollback
+// runs an older build on the newer schema (migrations are written expand-then-contract for exactly that).
 func (m *Migrator) Pending(ctx context.Context) (string, error) {
 	current, latest, err := m.p.GetVersions(ctx)
 	if err != nil {
 		return "", fmt.Errorf("migration versions: %w", err)
 	}
-	if current != latest {
+	if current < latest {
 		return fmt.Sprintf("schema at version %d, this build expects %d", current, latest), nil
 	}
 	res, err := m.river.Validate(ctx, nil)

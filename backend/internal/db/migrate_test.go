@@ -61,6 +61,29 @@ func TestMigrationsRoundTrip(t *testing.T) {
 	require.Contains(t, before, "river_job", "River's queue tables come with migrate up")
 }
 
+// The hole: readiness compared the schema version for equality, so once a rolling deploy's release step had
+// migrated, every instance still on the old build answered 503, and a rolled-back build never became ready.
+func TestReadyWhileSchemaIsAheadOfTheBuild(t *testing.T) {
+	t.Parallel()
+	d := pgtest.New(t)
+	ctx := context.Background()
+	m, err := db.NewMigrator(d.SQL(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+
+	// A newer release's migration, applied by its release step.
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO goose_db_version (version_id, is_applied) VALUES (99999, true)`).Error)
+	pending, err := m.Pending(ctx)
+	require.NoError(t, err)
+	require.Empty(t, pending, "an older build on a newer schema is ready")
+
+	// Behind is still not ready.
+	require.NoError(t, d.Gorm.Exec(`DELETE FROM goose_db_version WHERE version_id = 99999`).Error)
+	require.NoError(t, m.Down(ctx))
+	pending, err = m.Pending(ctx)
+	require.NoError(t, err)
+	require.Contains(t, pending, "this build expects")
+}
+
 func TestEveryForeignKeyIsIndexed(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)
