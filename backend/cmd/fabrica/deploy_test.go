@@ -255,15 +255,8 @@ func sampleValue(t *testing.T, key string) string {
 	return random
 }
 
-// pendingKeys are read by branches being merged; docs/deploy.md lists them already. Once merged they are in
-// config.Keys and this list can go.
-var pendingKeys = []string{"WORKER_API_KEYS", "ERASURE_TOMBSTONE_KEY"}
-
 func requireKnownKey(t *testing.T, name string) {
 	t.Helper()
-	if slices.Contains(pendingKeys, name) {
-		return
-	}
 	for _, k := range config.Keys {
 		if k.Name == name {
 			return
