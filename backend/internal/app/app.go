@@ -97,10 +97,7 @@ func (a *App) wire() error {
 	if a.migrator, err = db.NewMigrator(sqlDB, a.log); err != nil {
 		return err
 	}
-	queue, err := jobs.NewQueue(sqlDB)
-	if err != nil {
-		return err
-	}
+	queue := jobs.NewQueue(!cfg.DBSimpleProtocol)
 	sender := a.opts.EmailSender
 	if sender == nil {
 		if sender, err = email.New(email.Config{

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
@@ -100,9 +101,10 @@ func Write(ctx context.Context, tx *gorm.DB, e Entry) error {
 	if e.IP != "" {
 		ip = &e.IP
 	}
-	err := tx.WithContext(ctx).Exec(`INSERT INTO audit_logs (actor, action, user_id, resource_type, resource_id, details, ip)
-		VALUES (?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS inet))`,
-		e.Actor, e.Action, e.UserID, e.ResourceType, e.ResourceID, string(details), ip).Error
+	// db.Exec, not GORM's Exec: every webhook delivery with an effect audits it.
+	_, err := db.Exec(ctx, tx, `INSERT INTO audit_logs (actor, action, user_id, resource_type, resource_id, details, ip)
+		VALUES ($1, $2, $3, $4, $5, CAST($6 AS jsonb), CAST($7 AS inet))`,
+		e.Actor, e.Action, e.UserID, e.ResourceType, e.ResourceID, string(details), ip)
 	if err != nil {
 		return fmt.Errorf("audit %s: %w", e.Action, err)
 	}

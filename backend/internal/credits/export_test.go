@@ -56,7 +56,7 @@ func refundTx(tx *gorm.DB, userID uuid.UUID, jobID, reason string) (Movement, bo
 	if err := lockUser(tx, userID); err != nil {
 		return Movement{}, false, err
 	}
-	m, ok, err := scanOne(tx.Raw(refundSQL, reason, jobID, userID))
+	m, ok, err := scanOne(tx, refundSQL, reason, jobID, userID)
 	if err != nil || ok {
 		return m, ok, err
 	}

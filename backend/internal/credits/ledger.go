@@ -14,15 +14,15 @@ import (
 // snapshot from before the lock wait and miss them.) expires_at is stamped from the database clock, like
 // created_at, so the window is exact whatever the application servers' clocks say.
 const deductSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason, expires_at)
-SELECT ?::uuid, ?::integer, 'deduct', ?, ?::text, now() + make_interval(secs => ?::float8)
- WHERE (SELECT COALESCE(SUM(delta), 0) FROM credit_transactions WHERE user_id = ?) >= ?` + onConflict
+SELECT $1::uuid, $2::integer, 'deduct', $3, $4::text, now() + make_interval(secs => $5::float8)
+ WHERE (SELECT COALESCE(SUM(delta), 0) FROM credit_transactions WHERE user_id = $1) >= $6` + onConflict
 
 // refundSQL copies the user's deduct for a job as a positive refund. A reconciler refund for the user's
 // job already returned the credits, so it blocks a second refund.
 const refundSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-SELECT d.user_id, -d.delta, 'refund', d.job_id, ?::text
+SELECT d.user_id, -d.delta, 'refund', d.job_id, $1::text
   FROM credit_transactions d
- WHERE d.job_id = ? AND d.kind = 'deduct' AND d.user_id = ?
+ WHERE d.job_id = $2 AND d.kind = 'deduct' AND d.user_id = $3
    AND NOT EXISTS (SELECT 1 FROM credit_transactions r
                     WHERE r.user_id = d.user_id AND r.job_id = d.job_id AND r.kind = 'reconciler_refund')` + onConflict
 
@@ -65,7 +65,7 @@ func deductTx(tx *gorm.DB, userID uuid.UUID, amount int, jobID, reason string, e
 	if err := lockUser(tx, userID); err != nil {
 		return Movement{}, false, err
 	}
-	m, ok, err := scanOne(tx.Raw(deductSQL, userID, -amount, jobID, reason, expiresIn.Seconds(), userID, amount))
+	m, ok, err := scanOne(tx, deductSQL, userID, -amount, jobID, reason, expiresIn.Seconds(), amount)
 	if err != nil || ok {
 		return m, ok, err
 	}

@@ -175,7 +175,7 @@ func lockJob(tx *gorm.DB, userID uuid.UUID, jobID string) (job, error) {
 
 // mustRefund inserts the refund of a deduct that lockJob showed to be the user's and not yet refunded.
 func mustRefund(tx *gorm.DB, userID uuid.UUID, jobID, reason string) (Movement, error) {
-	m, ok, err := scanOne(tx.Raw(refundSQL, reason, jobID, userID))
+	m, ok, err := scanOne(tx, refundSQL, reason, jobID, userID)
 	if err != nil {
 		return Movement{}, err
 	}

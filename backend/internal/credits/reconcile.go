@@ -34,9 +34,9 @@ const orphansSQL = `SELECT ` + columns + ` FROM credit_transactions d
 // includes every lifecycle row committed by an earlier holder of the lock (MarkFailed, FailJob, another
 // reconciler). ON CONFLICT covers a reconciler_refund written by a path that did not take the lock.
 const reconcileSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-SELECT ?::uuid, ?::integer, 'reconciler_refund', ?::text, 'orphaned deduct'
+SELECT $1::uuid, $2::integer, 'reconciler_refund', $3::text, 'orphaned deduct'
  WHERE NOT EXISTS (SELECT 1 FROM credit_transactions l
-                    WHERE l.user_id = ? AND l.job_id = ? AND l.kind IN ` + lifecycleKinds + `)` + onConflict
+                    WHERE l.user_id = $1 AND l.job_id = $3 AND l.kind IN ` + lifecycleKinds + `)` + onConflict
 
 // ReconcileResult counts one ReconcileOrphans pass. Scanned is at least Refunded + SkippedLifecycle; the
 // difference is candidates whose user was deleted meanwhile, or that failed (see the returned error).
@@ -101,7 +101,7 @@ func (s *Service) reconcileOne(ctx context.Context, d Movement) (refunded bool, 
 		if err := lockUser(tx, d.UserID); err != nil {
 			return err
 		}
-		m, ok, err := scanOne(tx.Raw(reconcileSQL, d.UserID, -d.Delta, d.JobID, d.UserID, d.JobID))
+		m, ok, err := scanOne(tx, reconcileSQL, d.UserID, -d.Delta, d.JobID)
 		if err != nil || !ok {
 			return err
 		}

@@ -1,6 +1,7 @@
 package credits
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
-// columns is the RETURNING/SELECT list; gorm maps it onto Movement by its snake_case field names.
+// columns is the RETURNING/SELECT list, in the order scanOne reads it into a Movement.
 const columns = "id, user_id, delta, kind, job_id, reason, created_at, expires_at"
 
 // onConflict turns a repeated (user_id, job_id, kind) into "no row returned" instead of a unique
@@ -18,7 +19,7 @@ const columns = "id, user_id, delta, kind, job_id, reason, created_at, expires_a
 const onConflict = " ON CONFLICT ON CONSTRAINT uq_credit_transactions_user_job_kind DO NOTHING RETURNING " + columns
 
 const insertSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-VALUES (?, ?, ?, ?, ?)` + onConflict
+VALUES ($1, $2, $3, $4, $5)` + onConflict
 
 // lockUser takes the user's row lock, held until the transaction ends. Every deduct and refund of one
 // user queues here, so "read the balance, then insert" cannot interleave with another one. NO KEY UPDATE
@@ -36,26 +37,32 @@ func lockUser(tx *gorm.DB, userID uuid.UUID) error {
 	return nil
 }
 
-// scanOne runs q and reports whether it returned a row.
-func scanOne(q *gorm.DB) (Movement, bool, error) {
+// scanOne runs a statement returning columns (at most one row) in tx and reports whether it returned a
+// row. It goes around GORM's reflection (db.QueryRow): the ledger's statements run on every webhook that
+// grants credits.
+func scanOne(tx *gorm.DB, query string, args ...any) (Movement, bool, error) {
 	var m Movement
-	res := q.Scan(&m)
-	if res.Error != nil {
-		return Movement{}, false, translate(q, res.Error)
+	err := db.QueryRow(tx.Statement.Context, tx, query, args,
+		&m.ID, &m.UserID, &m.Delta, &m.Kind, &m.JobID, &m.Reason, &m.CreatedAt, &m.ExpiresAt)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Movement{}, false, nil
+	case err != nil:
+		return Movement{}, false, translate(tx, err)
 	}
-	return m, res.RowsAffected > 0, nil
+	return m, true, nil
 }
 
 // find returns the user's movement for (jobID, kind), if any. Only the user's own rows are ever read by
 // job id: another user's job of the same id is a different job.
 func find(tx *gorm.DB, userID uuid.UUID, jobID, kind string) (Movement, bool, error) {
-	return scanOne(tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE user_id = ? AND job_id = ? AND kind = ?`,
-		userID, jobID, kind))
+	return scanOne(tx, `SELECT `+columns+` FROM credit_transactions WHERE user_id = $1 AND job_id = $2 AND kind = $3`,
+		userID, jobID, kind)
 }
 
 // insertOnce appends one movement, or returns the user's existing one for (jobID, kind) with created=false.
 func insertOnce(tx *gorm.DB, userID uuid.UUID, delta int, kind, jobID, reason string) (Movement, bool, error) {
-	m, ok, err := scanOne(tx.Raw(insertSQL, userID, delta, kind, jobID, reason))
+	m, ok, err := scanOne(tx, insertSQL, userID, delta, kind, jobID, reason)
 	if err != nil || ok {
 		return m, ok, err
 	}
