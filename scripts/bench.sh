@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# The load benchmark of `make bench` (docs/benchmarks.md). It starts a throwaway Postgres cluster (fsync and
-# default durability on), runs the real server on it, drives it with bin/loadgen at each sender count for
-# new events and for duplicates, and runs pgbench on the same database with the same client counts on two
-# scripts: the minimal SQL of one delivery and the server's own statement list (scripts/bench/*.sql). It
-# prints one side-by-side table, the server's peak RSS and PASS/FAIL per target.
+# The load benchmark of `make bench` (docs/benchmarks.md): targets T1-T6 of issue 15, each a ratio or a
+# per-delivery cost measured in this one run. It starts a throwaway Postgres cluster (fsync and default
+# durability on), runs the real server on it and drives it with bin/loadgen, and runs pgbench on the same
+# database with the same client count on the SQL the server sends (scripts/bench/*.sql). Three rounds,
+# interleaved (each round runs every phase once, so a slow minute of the machine hits every side alike);
+# every verdict is on the median of the three rounds. Then the same with the server behind PgBouncer
+# (scripts/pgbouncer.sh, when present) and again with BENCH_FILL claims and archive rows already present.
 #
-# Traffic goes to 127.0.0.1 only, every phase is bounded in time (and loadgen in count too), and the server
-# and the cluster are stopped and removed on exit. Exit status: 0 when everything ran, even if a target is
-# missed (the verdicts say so); non-zero when something broke (cluster or server did not start, a delivery
-# was refused, pgbench aborted).
+# Traffic goes to 127.0.0.1 only, every phase is bounded in time (and loadgen in count too), and the
+# servers and the cluster are stopped and removed on exit. Exit status: 0 when everything ran, even if a
+# target is missed (the verdicts say so); non-zero when something broke (cluster or server did not start,
+# a delivery was refused, pgbench aborted).
 #
-#   BENCH_SECONDS=8 (measured seconds per phase)  BENCH_WARMUP=1s  BENCH_SENDERS="1 8 32"
-#   BENCH_MAX=200000 (loadgen's hard bound per run)  BENCH_PG_PORT=54440  BENCH_PORT=18090 (first ports tried)
+#   BENCH_SECONDS=8 (measured seconds per phase)  BENCH_WARMUP=1s  BENCH_SENDERS=32  BENCH_ROUNDS=3
+#   BENCH_FILL=10000000 (rows per table for T5; 0 skips T5)  BENCH_PGBOUNCER=skip (no PgBouncer row)
+#   BENCH_MAX=400000 (loadgen's hard bound per run)  BENCH_PG_PORT=54440  BENCH_PORT=18090 (first ports tried)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -19,8 +22,10 @@ export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
 
 secs=${BENCH_SECONDS:-8}
 warmup=${BENCH_WARMUP:-1s}
-senders=${BENCH_SENDERS:-"1 8 32"}
-max_deliveries=${BENCH_MAX:-200000}
+n=${BENCH_SENDERS:-32}
+rounds=${BENCH_ROUNDS:-3}
+fill=${BENCH_FILL:-10000000}
+max_deliveries=${BENCH_MAX:-400000}
 db_max_conns=40
 dbname=fabrica_bench
 
@@ -43,13 +48,15 @@ work=$(mktemp -d /tmp/fabrica-bench.XXXXXX)
 chmod 755 "$work"
 data=$work/pg
 server_pid=""
+pooled_pid=""
+pgbouncer_started=""
 
+stop_pid() { if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then kill -TERM "$1"; wait "$1" 2>/dev/null || true; fi; }
 cleanup() {
   local code=$?
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid"
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  stop_pid "$server_pid"
+  stop_pid "$pooled_pid"
+  if [ -n "$pgbouncer_started" ]; then scripts/pgbouncer.sh stop "$work/pgbouncer" >/dev/null 2>&1 || true; fi
   if [ -s "$data/PG_VERSION" ]; then
     # A throwaway cluster: no shutdown checkpoint needed.
     as_owner "$bindir/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true
@@ -73,7 +80,7 @@ start_cluster() {
   # others: each phase starts right after an explicit CHECKPOINT instead.
   if ! as_owner "$bindir/pg_ctl" -D "$data" -w -t 60 -l "$data/server.log" -o "-c listen_addresses=127.0.0.1 \
       -p $pg_port -c unix_socket_directories='' -c shared_buffers=128MB -c max_connections=200 \
-      -c max_wal_size=4GB -c checkpoint_timeout=30min" start >/dev/null; then
+      -c max_wal_size=8GB -c checkpoint_timeout=30min" start >/dev/null; then
     cat "$data/server.log" >&2
     die "postgres did not start"
   fi
@@ -84,7 +91,24 @@ start_cluster() {
     "fsync=$(sql "$db_url" -c 'SHOW fsync') synchronous_commit=$(sql "$db_url" -c 'SHOW synchronous_commit')"
 }
 
-# start_server migrates and serves from $work, so a developer's .env cannot change what is measured.
+# serve URL PORT [ENV...] starts a server from $work (so a developer's .env cannot change what is measured)
+# and prints its pid. LOG_LEVEL=warn: a request line per delivery at info would measure the logger.
+# SERVE_WORKERS=false: welcome-email jobs are inserted but not worked; this measures ingest.
+serve() {
+  local url=$1 port=$2
+  shift 2
+  (cd "$work" && exec env -u CLERK_WEBHOOK_SECRET APP_ENV=development PORT="$port" DATABASE_URL="$url" \
+    LOG_LEVEL=warn SERVE_WORKERS=false DB_MAX_CONNS=$db_max_conns "$@" "$root/bin/fabrica" serve) >>"$work/server-$port.log" 2>&1 &
+  echo $!
+}
+
+wait_ready() {
+  if ! bin/loadgen -mode ready -url "http://127.0.0.1:$1" -wait-ready 60s; then
+    tail -n 30 "$work/server-$1.log" >&2
+    die "the server on port $1 did not become ready"
+  fi
+}
+
 start_server() {
   make --no-print-directory build >/dev/null
   go build -o bin/loadgen ./backend/cmd/loadgen
@@ -93,44 +117,30 @@ start_server() {
     die "migrate up failed"
   fi
   http_port=$(free_port "${BENCH_PORT:-18090}")
-  base=http://127.0.0.1:$http_port
-  # LOG_LEVEL=warn: a request line per delivery at info would measure the logger. SERVE_WORKERS=false:
-  # welcome-email jobs are inserted but not worked; this measures ingest.
-  (cd "$work" && exec env -u CLERK_WEBHOOK_SECRET APP_ENV=development PORT="$http_port" DATABASE_URL="$db_url" \
-    LOG_LEVEL=warn SERVE_WORKERS=false DB_MAX_CONNS=$db_max_conns "$root/bin/fabrica" serve) >"$work/server.log" 2>&1 &
-  server_pid=$!
-  if ! bin/loadgen -mode ready -url "$base" -wait-ready 60s; then
-    tail -n 30 "$work/server.log" >&2
-    die "the server did not become ready"
-  fi
-  log "server pid $server_pid on $base (DB_MAX_CONNS=$db_max_conns, GOMAXPROCS=${GOMAXPROCS:-$(nproc)})"
-  # pgbench's ledger rows need users; one per client, so no two clients share the row the foreign key
-  # check locks (the server never does either: one new user per event).
-  sql "$db_url" -c "INSERT INTO users (id, clerk_user_id, email)
-    SELECT CAST('00000000-0000-4000-8000-' || (100000000000 + g) AS uuid), 'user_pgbench_' || g, 'pgbench_' || g || '@bench.test'
-      FROM generate_series(0, 1023) g"
+  server_pid=$(serve "$db_url" "$http_port")
+  wait_ready "$http_port"
+  log "server pid $server_pid on 127.0.0.1:$http_port (DB_MAX_CONNS=$db_max_conns, GOMAXPROCS=${GOMAXPROCS:-$(nproc)})"
 }
 
 checkpoint() { sql "$db_url" -c CHECKPOINT; }
 
-# run_loadgen MODE N prints loadgen's JSON line; its human line goes to stderr as progress.
+# run_loadgen PORT MODE prints loadgen's JSON line; its human line goes to stderr as progress.
 run_loadgen() {
   local out
-  if ! out=$(bin/loadgen -url "$base" -mode "$1" -senders "$2" -duration "${secs}s" -warmup "$warmup" -max "$max_deliveries"); then
-    tail -n 20 "$work/server.log" >&2
-    die "loadgen -mode $1 -senders $2 failed"
+  if ! out=$(bin/loadgen -url "http://127.0.0.1:$1" -mode "$2" -senders "$n" -duration "${secs}s" -warmup "$warmup" -max "$max_deliveries"); then
+    tail -n 20 "$work/server-$1.log" >&2
+    die "loadgen -mode $2 against port $1 failed"
   fi
-  kill -0 "$server_pid" 2>/dev/null || die "the server exited"
   echo "$out"
 }
 
-# run_pgbench SCRIPT N prints "tps p50_ms p99_ms transactions"; the percentiles come from pgbench's
-# per-transaction log.
+# run_pgbench SCRIPT URL PROTOCOL prints "tps p50_ms p99_ms transactions"; the percentiles come from
+# pgbench's per-transaction log.
 run_pgbench() {
-  local name=$1 n=$2 dir="$work/pgbench-$1-$2" out tps txns pct
-  mkdir -p "$dir"
-  if ! out=$(cd "$dir" && "$bindir/pgbench" -n -M prepared -c "$n" -j "$((n < 2 ? n : 2))" -T "$secs" -l \
-      -f "$root/scripts/bench/$name.sql" "$db_url" 2>&1) || grep -q aborted <<<"$out"; then
+  local name=$1 url=$2 proto=$3 dir out tps txns pct
+  dir=$(mktemp -d "$work/pgbench-$name.XXXX")
+  if ! out=$(cd "$dir" && "$bindir/pgbench" -n -M "$proto" -c "$n" -j "$((n < 2 ? n : 2))" -T "$secs" -l \
+      -f "$root/scripts/bench/$name.sql" "$url" 2>&1) || grep -q aborted <<<"$out"; then
     echo "$out" >&2
     die "pgbench $name -c $n failed"
   fi
@@ -140,14 +150,14 @@ run_pgbench() {
   pct=$(cat "$dir"/pgbench_log.* | awk '{print $3}' | sort -n | awk '{a[NR] = $1}
     function rank(p,  i) { i = int(p * NR); if (i < p * NR) i++; return a[i > 0 ? i : 1] / 1000 }
     END { printf "%.2f %.2f", rank(0.50), rank(0.99) }')
-  log "pgbench $name clients=$n  $tps tps  p50 ${pct% *} ms  p99 ${pct#* } ms"
+  log "pgbench $name ($proto) clients=$n  $tps tps  p50 ${pct% *} ms  p99 ${pct#* } ms"
   echo "$tps $pct $txns"
 }
 
 # CPU accounting. The machine is CPU-bound and may be shared, so each phase records the CPU time per
-# delivery of Postgres (the postmaster, its live children and the ones it has reaped), the server and
-# the client (loadgen or pgbench: reaped children of this shell), and the share of the machine that
-# went to anything else meanwhile.
+# delivery of Postgres (the postmaster, its live children and the ones it has reaped), the measured server
+# and the client (loadgen or pgbench: reaped children of this shell), and the share of the machine that
+# went to anything else meanwhile (PgBouncer, in its row, counts as other).
 stat_ticks() { # PID [1]: utime+stime (+ reaped children's with 1), in clock ticks
   local s
   s=$(cat "/proc/$1/stat" 2>/dev/null) || s=""
@@ -162,103 +172,205 @@ pg_ticks() {
 machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }
 cpu_mark() {
   read -r m_busy m_total <<<"$(machine_ticks)"
-  m_pg=$(pg_ticks) m_srv=$(stat_ticks "$server_pid") m_cli=$(stat_ticks $$ 1)
+  m_pg=$(pg_ticks) m_srv=$(stat_ticks "$1") m_cli=$(stat_ticks $$ 1)
 }
-# cpu_spent TXNS prints "postgres_ms server_ms client_ms other_pct" since cpu_mark, per transaction.
+# cpu_spent PID TXNS prints "postgres_ms server_ms client_ms other_pct" since cpu_mark, per transaction.
 cpu_spent() {
   local busy total
   read -r busy total <<<"$(machine_ticks)"
-  awk -v n="$1" -v hz="$(getconf CLK_TCK)" -v pg=$(($(pg_ticks) - m_pg)) -v srv=$(($(stat_ticks "$server_pid") - m_srv)) \
+  awk -v n="$2" -v hz="$(getconf CLK_TCK)" -v pg=$(($(pg_ticks) - m_pg)) -v srv=$(($(stat_ticks "$1") - m_srv)) \
     -v cli=$(($(stat_ticks $$ 1) - m_cli)) -v busy=$((busy - m_busy)) -v total=$((total - m_total)) 'BEGIN {
       ms = 1000 / hz / (n > 0 ? n : 1); other = busy - pg - srv - cli
-      printf "%.2f %.2f %.2f %.0f", pg * ms, srv * ms, cli * ms, (other > 0 ? 100 * other / total : 0) }'
+      printf "%.3f %.3f %.3f %.0f", pg * ms, srv * ms, cli * ms, (other > 0 ? 100 * other / total : 0) }'
 }
 
 # field KEY JSON reads a number out of loadgen's flat JSON line.
 field() { sed -E "s/.*\"$1\":([-0-9.e+]+).*/\1/" <<<"$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+median() { tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -g | awk '{a[NR] = $1} END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
-# measure KIND N CMD... runs one phase after a checkpoint (so none lands inside it) and keeps its output in
-# res[KIND,N] and its CPU per delivery in cpu[KIND,N].
+# measure KEY PID CMD... runs one phase after a checkpoint (so none lands inside it) and keeps its output
+# in res[KEY] and its CPU per delivery (PID is the server measured) in cpu[KEY].
 declare -A res cpu
 measure() {
-  local kind=$1 n=$2 txns
+  local key=$1 pid=$2 txns
   shift 2
   checkpoint
-  cpu_mark
-  res[$kind,$n]=$("$@")
-  case $kind in
-    new | dup) txns=$(field sent "${res[$kind,$n]}") ;;
-    *) txns=${res[$kind,$n]##* } ;;
+  cpu_mark "$pid"
+  res[$key]=$("$@")
+  kill -0 "$pid" 2>/dev/null || die "the server exited"
+  case $key in
+    pg*) txns=${res[$key]##* } ;;
+    *) txns=$(field sent "${res[$key]}") ;;
   esac
-  cpu[$kind,$n]=$(cpu_spent "$txns")
+  cpu[$key]=$(cpu_spent "$pid" "$txns")
 }
 
+# rate KEY: deliveries/s or tps of a phase; cpu_of KEY I: the I-th field of its CPU line (1 postgres,
+# 2 server, 3 client, 4 other %).
+rate() { case $1 in pg*) echo "${res[$1]%% *}" ;; *) field per_sec "${res[$1]}" ;; esac; }
+cpu_of() { cut -d' ' -f"$2" <<<"${cpu[$1]}"; }
+
+# round SUFFIX R: one interleaved round on the direct server: bare, pgbench-bare, new, pgbench-full, dup.
+round() {
+  local s=$1 r=$2
+  measure "bare$s,$r" "$server_pid" run_loadgen "$http_port" bare
+  measure "pgbare$s,$r" "$server_pid" run_pgbench delivery_bare "$db_url" prepared
+  measure "new$s,$r" "$server_pid" run_loadgen "$http_port" new
+  measure "pgfull$s,$r" "$server_pid" run_pgbench delivery_full "$db_url" prepared
+  if [ -z "$s" ]; then measure "dup,$r" "$server_pid" run_loadgen "$http_port" dup; fi
+}
+
+# fill_tables ROWS puts ROWS claims and ROWS archive rows in, as a year of deliveries would have: event ids
+# in time order (Svix and Paddle ids sort by time), archive rows in the current month's partition, the one
+# deliveries go to. Bulk load only: synchronous_commit off for it.
+fill_tables() {
+  log "filling $1 claims and $1 archive rows..."
+  local t0=$SECONDS
+  sql "$db_url" <<SQL
+SET synchronous_commit = off;
+INSERT INTO processed_webhook_events (provider, event_id, event_type, processed_at)
+SELECT 'clerk', 'msg_fill_' || lpad(g::text, 10, '0'), 'user.created', now() - interval '1 minute'
+  FROM generate_series(1, $1) g;
+INSERT INTO webhook_events (provider, event_id, event_type, source, body, signature, processing_status, created_at)
+SELECT 'clerk', 'msg_fill_' || lpad(g::text, 10, '0'), 'user.created', 'webhook',
+       convert_to('{"type":"user.created","object":"event","data":{"id":"user_fill_' || g || '","object":"user"}}', 'UTF8'),
+       'v1,ZXhhbXBsZS1zaWduYXR1cmUtb2YtZm9ydHktZm91ci1ieXQ=', 'processed', now() - interval '1 minute'
+  FROM generate_series(1, $1) g;
+VACUUM ANALYZE processed_webhook_events, webhook_events;
+SQL
+  log "filled in $((SECONDS - t0)) s: claims $(sql "$db_url" -c "SELECT pg_size_pretty(pg_total_relation_size('processed_webhook_events'))")," \
+    "archive $(sql "$db_url" -c "SELECT pg_size_pretty(sum(pg_total_relation_size(inhrelid))) FROM pg_inherits WHERE inhparent = 'webhook_events'::regclass")"
+}
+
+t_start=$SECONDS
 log "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg);" \
-  "${secs}s per phase (loadgen after a $warmup warmup); senders: $senders"
+  "${secs}s per phase (loadgen after a $warmup warmup), $n senders, $rounds rounds"
 start_cluster
 start_server
-for n in $senders; do
-  measure new "$n" run_loadgen new "$n"
-  measure dup "$n" run_loadgen dup "$n"
-  measure min "$n" run_pgbench delivery_min "$n"
-  measure full "$n" run_pgbench delivery_full "$n"
-done
+for r in $(seq "$rounds"); do round "" "$r"; done
+
+# PgBouncer: a second server through it (DB_SIMPLE_PROTOCOL, as behind any transaction pooler), pgbench
+# through it too (simple protocol: PgBouncer 1.18 cannot route prepared statements). One round.
+pooled=""
+if [ "${BENCH_PGBOUNCER:-}" != skip ] && [ -x scripts/pgbouncer.sh ]; then
+  if pgb_url=$(scripts/pgbouncer.sh start "$work/pgbouncer" "127.0.0.1:$pg_port" "$dbname" 2>"$work/pgbouncer.log"); then
+    pgbouncer_started=1
+    pooled_port=$(free_port $((http_port + 1)))
+    pooled_pid=$(serve "$pgb_url" "$pooled_port" DB_SIMPLE_PROTOCOL=true)
+    wait_ready "$pooled_port"
+    measure "pbnew" "$pooled_pid" run_loadgen "$pooled_port" new
+    measure "pbpgfull" "$pooled_pid" run_pgbench delivery_full "$pgb_url" simple
+    measure "pbdup" "$pooled_pid" run_loadgen "$pooled_port" dup
+    stop_pid "$pooled_pid"
+    pooled=1
+  else
+    cat "$work/pgbouncer.log" >&2
+    log "pgbouncer did not start: no PgBouncer row"
+  fi
+fi
+
+if [ "$fill" -gt 0 ]; then
+  fill_tables "$fill"
+  for r in $(seq "$rounds"); do round f "$r"; done
+fi
 hwm_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$server_pid/status")
 rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$server_pid/status")
 
-echo
-echo "Throughput (deliveries or transactions per second) and latency (ms); other CPU: the largest share of"
-echo "the machine used by processes outside the benchmark during the row's four phases."
-echo
-echo "| senders | new/s | p50 | p99 | dup/s | p50 | p99 | pgbench-min tps | p50 | p99 | pgbench-full tps | p50 | p99 | new/pgbench-min | new/pgbench-full | other CPU |"
-echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
-for n in $senders; do
-  read -r min_tps min_p50 min_p99 _ <<<"${res[min,$n]}"
-  read -r full_tps full_p50 full_p99 _ <<<"${res[full,$n]}"
-  nps=$(field per_sec "${res[new,$n]}")
-  other=$(for k in new dup min full; do echo "${cpu[$k,$n]##* }"; done | sort -n | tail -n 1)
-  echo "| $n | $nps | $(field p50_ms "${res[new,$n]}") | $(field p99_ms "${res[new,$n]}")" \
-    "| $(field per_sec "${res[dup,$n]}") | $(field p50_ms "${res[dup,$n]}") | $(field p99_ms "${res[dup,$n]}")" \
-    "| $min_tps | $min_p50 | $min_p99 | $full_tps | $full_p50 | $full_p99" \
-    "| $(ratio "$nps" "$min_tps") | $(ratio "$nps" "$full_tps") | $other% |"
-done
-echo
-echo "CPU time per delivery or transaction (ms): postgres / server / client (loadgen or pgbench)."
-echo
-echo "| senders | new | dup | pgbench-min | pgbench-full |"
-echo "|--:|--:|--:|--:|--:|"
-for n in $senders; do
-  row="| $n |"
-  for k in new dup min full; do
-    read -r c_pg c_srv c_cli _ <<<"${cpu[$k,$n]}"
-    case $k in new | dup) row+=" $c_pg / $c_srv / $c_cli |" ;; *) row+=" $c_pg / - / $c_cli |" ;; esac
-  done
-  echo "$row"
-done
-echo
-echo "server peak RSS (VmHWM): $((hwm_kb / 1024)) MB (VmRSS at the end: $((rss_kb / 1024)) MB)"
-if warns=$(grep -cE 'level=(WARN|ERROR)' "$work/server.log"); then
-  echo "server log: $warns lines at WARN or above, first:"
-  grep -m 3 -E 'level=(WARN|ERROR)' "$work/server.log"
+# Per-round values, then their medians.
+declare -A med
+collect() { # NAME EXPR-FUNCTION: med[NAME] is the median over rounds of "FUNCTION R"
+  local name=$1 fn=$2 vals="" r
+  for r in $(seq "$rounds"); do vals+=" $($fn "$r")"; done
+  med[$name]=$(median "$vals")
+}
+t1() { ratio "$(rate "bare,$1")" "$(rate "pgbare,$1")"; }
+t2() { ratio "$(rate "new,$1")" "$(rate "pgfull,$1")"; }
+t1f() { ratio "$(rate "baref,$1")" "$(rate "pgbaref,$1")"; }
+t2f() { ratio "$(rate "newf,$1")" "$(rate "pgfullf,$1")"; }
+srv_new() { cpu_of "new,$1" 2; }
+srv_dup() { cpu_of "dup,$1" 2; }
+tail4() { ratio "$(field p99_ms "${res[new,$1]}")" "$(field p50_ms "${res[new,$1]}")"; }
+bare_rate() { rate "bare,$1"; }
+new_rate() { rate "new,$1"; }
+baref_rate() { rate "baref,$1"; }
+newf_rate() { rate "newf,$1"; }
+collect t1 t1
+collect t2 t2
+collect srv_new srv_new
+collect srv_dup srv_dup
+collect t4 tail4
+collect bare bare_rate
+collect new new_rate
+if [ "$fill" -gt 0 ]; then
+  collect t1f t1f
+  collect t2f t2f
+  collect baref baref_rate
+  collect newf newf_rate
 fi
 
-max_other=$(for k in "${!cpu[@]}"; do echo "${cpu[$k]##* }"; done | sort -n | tail -n 1)
+other_max() { local k m=0 o; for k in "$@"; do o=$(cpu_of "$k" 4); [ "$o" -gt "$m" ] && m=$o; done; echo "$m"; }
+
+echo
+echo "$n senders, ${secs} s per phase. Rates in deliveries or transactions per second, latencies in ms; CPU in ms"
+echo "per delivery or transaction (postgres / server); other CPU: the largest share of the machine used by"
+echo "processes outside the benchmark during the row's phases."
+echo
+echo "| round | bare/s | pgbench-bare tps | T1 | new/s | p50 | p99 | pgbench-full tps | T2 | dup/s | CPU bare | CPU new | CPU dup | CPU pgbench-full | other CPU |"
+echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+row() { # LABEL SUFFIX R
+  local s=$2 r=$3 dupcell="-" dupcpu="-"
+  if [ -z "$s" ]; then dupcell=$(rate "dup,$r"); dupcpu="$(cpu_of "dup,$r" 1) / $(cpu_of "dup,$r" 2)"; fi
+  echo "| $1 | $(rate "bare$s,$r") | $(rate "pgbare$s,$r") | $(ratio "$(rate "bare$s,$r")" "$(rate "pgbare$s,$r")")" \
+    "| $(rate "new$s,$r") | $(field p50_ms "${res[new$s,$r]}") | $(field p99_ms "${res[new$s,$r]}")" \
+    "| $(rate "pgfull$s,$r") | $(ratio "$(rate "new$s,$r")" "$(rate "pgfull$s,$r")") | $dupcell" \
+    "| $(cpu_of "bare$s,$r" 1) / $(cpu_of "bare$s,$r" 2) | $(cpu_of "new$s,$r" 1) / $(cpu_of "new$s,$r" 2) | $dupcpu" \
+    "| $(cpu_of "pgfull$s,$r" 1) | $(other_max "bare$s,$r" "pgbare$s,$r" "new$s,$r" "pgfull$s,$r")% |"
+}
+for r in $(seq "$rounds"); do row "$r" "" "$r"; done
+if [ "$fill" -gt 0 ]; then
+  for r in $(seq "$rounds"); do row "$r, $fill rows" f "$r"; done
+fi
+if [ -n "$pooled" ]; then
+  echo
+  echo "Through PgBouncer (transaction pooling; server with DB_SIMPLE_PROTOCOL=true, pgbench -M simple), one round:"
+  echo
+  echo "| new/s | p50 | p99 | pgbench-full tps | new/pgbench-full | dup/s | CPU new | other CPU |"
+  echo "|--:|--:|--:|--:|--:|--:|--:|--:|"
+  echo "| $(rate pbnew) | $(field p50_ms "${res[pbnew]}") | $(field p99_ms "${res[pbnew]}") | $(rate pbpgfull)" \
+    "| $(ratio "$(rate pbnew)" "$(rate pbpgfull)") | $(rate pbdup) | $(cpu_of pbnew 1) / $(cpu_of pbnew 2)" \
+    "| $(other_max pbnew pbpgfull pbdup)% |"
+fi
+echo
+echo "server peak RSS (VmHWM): $((hwm_kb / 1024)) MB (VmRSS at the end: $((rss_kb / 1024)) MB); the run took $((SECONDS - t_start)) s"
+for f in "$work"/server-*.log; do
+  if warns=$(grep -cE 'level=(WARN|ERROR)' "$f"); then
+    echo "$(basename "$f"): $warns lines at WARN or above, first:"
+    grep -m 3 -E 'level=(WARN|ERROR)' "$f"
+  fi
+done
+max_other=$(for k in "${!cpu[@]}"; do cpu_of "$k" 4; done | sort -n | tail -n 1)
 if [ "${max_other:-0}" -gt 10 ]; then
   echo "warning: other processes (or hypervisor steal) took up to $max_other% of the machine during a phase;"
   echo "these numbers measure that neighbour too: rerun on a quiet machine."
 fi
 
 echo
+echo "Targets, on the median of $rounds rounds:"
 verdict() { if "$@"; then printf 'PASS'; else printf 'FAIL'; fi; }
-top=$(tr ' ' '\n' <<<"$senders" | sort -n | tail -n 1)
-top_new=$(field per_sec "${res[new,$top]}")
-top_min=${res[min,$top]%% *}
-echo "$(verdict ge "$(ratio "$top_new" "$top_min")" 0.85)  new events at $top senders: $top_new/s is" \
-  "$(ratio "$top_new" "$top_min") of pgbench-min's $top_min tps (target >= 0.85)"
-for n in $senders; do
-  d=$(field per_sec "${res[dup,$n]}") e=$(field per_sec "${res[new,$n]}")
-  echo "$(verdict ge "$d" "$e")  duplicates at $n senders: $d/s vs new events $e/s (target: duplicates >= new)"
-done
-echo "$(verdict test "$hwm_kb" -lt 102400)  server peak RSS $((hwm_kb / 1024)) MB (target < 100 MB)"
+echo "$(verdict ge "${med[t1]}" 0.85)  T1 bare ingest / pgbench-bare = ${med[t1]} (target >= 0.85)"
+echo "$(verdict ge "${med[t2]}" 0.80)  T2 new user.created / pgbench-full = ${med[t2]} (target >= 0.80)"
+echo "$(verdict le "${med[srv_new]}" 0.30)  T3 server CPU per new user.created = ${med[srv_new]} ms (target <= 0.30)"
+echo "$(verdict le "${med[srv_dup]}" 0.10)  T3 server CPU per duplicate = ${med[srv_dup]} ms (target <= 0.10)"
+echo "$(verdict le "${med[t4]}" 3)  T4 new deliveries p99 / p50 = ${med[t4]} (target <= 3)"
+if [ "$fill" -gt 0 ]; then
+  keep_bare=$(ratio "${med[baref]}" "${med[bare]}") keep_new=$(ratio "${med[newf]}" "${med[new]}")
+  t5() { ge "$keep_bare" 0.90 && ge "$keep_new" 0.90; }
+  echo "$(verdict t5)  T5 with $fill claims and archive rows: bare ${med[baref]}/s = $keep_bare of empty, new ${med[newf]}/s =" \
+    "$keep_new of empty (target >= 0.90 each); T1 ${med[t1f]}, T2 ${med[t2f]} there"
+else
+  echo "SKIP  T5 (BENCH_FILL=0)"
+fi
+echo "$(verdict test "$hwm_kb" -le 102400)  T6 server peak RSS $((hwm_kb / 1024)) MB (target <= 100 MB)"

@@ -21,11 +21,12 @@ type delivery struct {
 	body []byte
 }
 
-// newDelivery builds the user.created event for the unique key u: message msg_<u>, user user_<u>,
-// email <u>@bench.test.
-func newDelivery(u string, at time.Time) delivery {
+// newDelivery builds the event of type typ for the unique key u: message msg_<u>, user user_<u>, email
+// <u>@bench.test. Bare mode sends session.created, which Clerk sends and no handler takes: claim and
+// archive row only, with a body of the same shape and size.
+func newDelivery(typ, u string, at time.Time) delivery {
 	ms := strconv.FormatInt(at.UnixMilli(), 10)
-	body := `{"type":"user.created","object":"event","timestamp":` + ms +
+	body := `{"type":"` + typ + `","object":"event","timestamp":` + ms +
 		`,"data":{"id":"user_` + u + `","object":"user","primary_email_address_id":"idn_1",` +
 		`"email_addresses":[{"id":"idn_1","email_address":"` + u + `@bench.test","verification":{"status":"verified"}}],"updated_at":` + ms + `}}`
 	return delivery{id: "msg_" + u, body: []byte(body)}
@@ -114,7 +115,11 @@ func (g *generator) next() delivery {
 	if g.seed != nil {
 		return *g.seed
 	}
-	return newDelivery(g.runID+"_"+strconv.FormatInt(g.seq.Add(1), 10), time.Now())
+	typ := "user.created"
+	if g.opts.mode == modeBare {
+		typ = "session.created"
+	}
+	return newDelivery(typ, g.runID+"_"+strconv.FormatInt(g.seq.Add(1), 10), time.Now())
 }
 
 // send signs d now (a replay is re-signed, as Svix does) and posts it. Anything but a 200 with the expected
@@ -147,6 +152,8 @@ func (g *generator) send(ctx context.Context, d delivery, wantDup bool) (time.Du
 		return 0, fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(body))
 	case bytes.Contains(body, []byte(`"idempotent":true`)) != wantDup:
 		return 0, fmt.Errorf("want idempotent=%t, got %s", wantDup, bytes.TrimSpace(body))
+	case g.opts.mode == modeBare && !bytes.Contains(body, []byte(`"ignored":true`)):
+		return 0, fmt.Errorf("want ignored, got %s", bytes.TrimSpace(body))
 	}
 	return took, nil
 }

@@ -4,6 +4,7 @@
 //
 //	loadgen -mode new -senders 8 -duration 8s -warmup 1s    every delivery is a new event and a new user
 //	loadgen -mode dup -senders 8 -duration 8s               one event, delivered once, then replayed
+//	loadgen -mode bare -senders 8 -duration 8s              a new event per delivery of a type no handler takes
 //	loadgen -mode ready -wait-ready 60s                     only wait for GET /health/ready to answer 200
 //
 // It talks only to a loopback address and stops by itself after -warmup plus -duration, or after -max
@@ -31,6 +32,7 @@ import (
 const (
 	modeNew   = "new"
 	modeDup   = "dup"
+	modeBare  = "bare"
 	modeReady = "ready"
 )
 
@@ -100,7 +102,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time, after the warmup")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured sending before the measured time")
 	fs.Int64Var(&o.max, "max", 200_000, "hard bound on deliveries sent in all, warmup included")
-	fs.StringVar(&o.mode, "mode", modeNew, "new (a new event per delivery), dup (one event replayed) or ready")
+	fs.StringVar(&o.mode, "mode", modeNew, "new (a new event per delivery), dup (one event replayed), bare (new events no handler takes) or ready")
 	fs.DurationVar(&o.waitReady, "wait-ready", 0, "first wait up to this long for GET /health/ready to answer 200")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound of one request")
 	if err := fs.Parse(args); err != nil {
@@ -110,8 +112,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	switch {
 	case fs.NArg() > 0:
 		problem = "unexpected argument " + fs.Arg(0)
-	case o.mode != modeNew && o.mode != modeDup && o.mode != modeReady:
-		problem = "-mode must be new, dup or ready"
+	case o.mode != modeNew && o.mode != modeDup && o.mode != modeBare && o.mode != modeReady:
+		problem = "-mode must be new, dup, bare or ready"
 	case o.senders < 1 || o.senders > 1024:
 		problem = "-senders must be between 1 and 1024"
 	case o.duration <= 0 || o.warmup < 0 || o.max < 1 || o.timeout <= 0:
