@@ -10,9 +10,12 @@ WORKDIR /src
 # Modules first: this layer is reused until go.mod or go.sum change.
 COPY go.mod go.sum ./
 RUN go mod download
-# Only what the binary is built from (migrations and tiers are embedded), so a docs change reuses the build.
+# Only what the binary is built from (migrations, tiers, the OpenAPI document and its development viewer are
+# embedded), so a change to the prose docs reuses the build.
 COPY backend ./backend
 COPY migrations ./migrations
+COPY docs/embed.go docs/openapi.yaml ./docs/
+COPY docs/viewer ./docs/viewer
 ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -buildvcs=false -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/fabrica ./backend/cmd/fabrica
 

@@ -51,11 +51,11 @@ test: ## run the whole test suite against real Postgres (installs it when missin
 lint: ## go vet + staticcheck + gofmt check
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
-	@out=$$(gofmt -l backend migrations); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l backend migrations docs); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 .PHONY: fmt
 fmt: ## format the code
-	gofmt -w backend migrations
+	gofmt -w backend migrations docs
 
 .PHONY: migrate-up migrate-down migrate-status
 migrate-up: build ## apply pending migrations to DATABASE_URL (or the local dev database)

@@ -157,6 +157,7 @@ func (a *App) wire() error {
 		MaxBodyBytes:        cfg.HTTPMaxBodyBytes,
 		WebhookMaxBodyBytes: cfg.WebhookMaxBodyBytes,
 		HSTS:                cfg.Env == config.EnvProduction,
+		DocsViewer:          cfg.Env == config.EnvDevelopment,
 		TrustedProxies:      cfg.TrustedProxies,
 	}, httpapi.Deps{
 		Log:      a.log,

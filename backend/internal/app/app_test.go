@@ -37,6 +37,7 @@ func appOn(t testing.TB, d *pgtest.DB, env map[string]string, opts Options) *App
 	require.NoError(t, err)
 	a, err := New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)
+	checkAgainstSpec(t, a.Echo())
 	t.Cleanup(func() { _ = a.Close() })
 	return a
 }

@@ -39,6 +39,8 @@ type Config struct {
 	TrustedProxies []*net.IPNet
 	// WorkerAPIKeys are the service keys that may report job outcomes and spend for a user; none: nobody can.
 	WorkerAPIKeys []string
+	// DocsViewer serves /docs, the rendered OpenAPI document: development only.
+	DocsViewer bool
 }
 
 // Deps are the services the handlers call, one field per service. Each later capability adds its field
@@ -86,6 +88,13 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	e.GET("/health", h.live)
 	e.GET("/health/ready", h.ready)
 	e.GET("/status", h.status)
+
+	// The API's description, public everywhere; its viewer only in development (apidocs.go).
+	e.GET("/openapi.yaml", serveOpenAPI)
+	if cfg.DocsViewer {
+		e.GET("/docs", serveViewer)
+		e.GET("/docs/:asset", serveViewerAsset)
+	}
 
 	// Webhooks: no auth middleware (the signature is their authentication) and no rate limit (providers
 	// retry whatever we refuse).
