@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 
 	"github.com/labstack/echo/v4"
 	"github.com/riverqueue/river"
@@ -22,6 +23,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
+	"github.com/fabrica-saas/fabrica/backend/internal/disposable"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
@@ -38,24 +40,31 @@ type Options struct {
 	// ClerkUsers lists Clerk's users for `fabrica sync clerk-users` (default: the Backend API with
 	// CLERK_SECRET_KEY). Paddle's event log comes from the real Paddle client (PADDLE_API_KEY/PADDLE_API_URL).
 	ClerkUsers catchup.ClerkUsers
+	// SignupHooks run after the built-in ones (signup grant, welcome email), once per user, inside
+	// user.created's transaction: the extension point for what a deployment does when a user appears
+	// (docs/extending.md).
+	SignupHooks []account.SignupHook
+	// DisposableHTTP fetches DISPOSABLE_DOMAINS_URL (default: a client with a 30 s timeout).
+	DisposableHTTP *http.Client
 }
 
 // App is a fully wired service.
 type App struct {
-	opts     Options
-	cfg      config.Config
-	log      *slog.Logger
-	db       *gorm.DB
-	migrator *db.Migrator
-	echo     *echo.Echo
-	pipeline *webhook.Pipeline
-	billing  *billing.Service
-	accounts *account.Service
-	ledger   *credits.Service
-	metrics  *metrics.Metrics
-	paddle   billing.PaddleAPI
-	catchup  *catchup.Service
-	workers  *river.Workers
+	opts      Options
+	cfg       config.Config
+	log       *slog.Logger
+	db        *gorm.DB
+	migrator  *db.Migrator
+	echo      *echo.Echo
+	pipeline  *webhook.Pipeline
+	billing   *billing.Service
+	accounts  *account.Service
+	ledger    *credits.Service
+	metrics   *metrics.Metrics
+	paddle    billing.PaddleAPI
+	catchup   *catchup.Service
+	blocklist *disposable.Blocklist
+	workers   *river.Workers
 }
 
 // LoadConfig reads the configuration from getenv (and .env in development).
@@ -131,10 +140,19 @@ func (a *App) wire() error {
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
 		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Erasures: erasures, Log: a.log},
 		billing.Config{AppName: cfg.AppName, AlertEmails: cfg.AdminEmails})
+	if a.blocklist, err = disposable.New(a.db, disposable.Config{URL: cfg.DisposableDomainsURL,
+		HTTPClient: a.opts.DisposableHTTP}, a.log); err != nil {
+		return err
+	}
+	// The sign-up hooks, in order: what the product does when a user appears, then the deployment's own.
+	hooks := append([]account.SignupHook{
+		account.SignupGrant(a.ledger, tiers.Free().SignupCredits, a.blocklist),
+		account.WelcomeEmail(queue, cfg.AppName, cfg.PublicBaseURL),
+	}, a.opts.SignupHooks...)
 	a.accounts = account.New(account.Deps{DB: a.db, Ledger: a.ledger, Jobs: queue, Billing: a.billing,
-		Erasures: erasures, Log: a.log},
+		Erasures: erasures, SignupHooks: hooks, Log: a.log},
 		account.Config{
-			SignupCredits: tiers.Free().SignupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
+			AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
 			DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
 			PublicBaseURL: cfg.PublicBaseURL,
 		})
