@@ -117,6 +117,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	authed.DELETE("/account/me", a.deleteMe)
 	authed.GET("/account/me/export", a.export)
 	authed.POST("/account/me/consent", a.consent)
+	authed.POST("/account/me/signup-metadata", a.signupMetadata)
 	// Public: the token in the query is the authentication. GET only shows a confirmation page (link
 	// scanners follow GETs); POST acts (RFC 8058 one-click, or the page's button). See unsubscribe.go.
 	api.GET("/email/unsubscribe", a.confirmUnsubscribe)
