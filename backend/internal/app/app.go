@@ -139,7 +139,7 @@ func (a *App) wire() error {
 	erasures := account.NewErasures(cfg.ErasureTombstoneKey)
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
 		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Erasures: erasures, Log: a.log},
-		billing.Config{AppName: cfg.AppName, AlertEmails: cfg.AdminEmails})
+		billing.Config{AppName: cfg.AppName, AlertEmails: cfg.AdminEmails, ManageURL: cfg.PublicBaseURL})
 	if a.blocklist, err = disposable.New(a.db, disposable.Config{URL: cfg.DisposableDomainsURL,
 		HTTPClient: a.opts.DisposableHTTP}, a.log); err != nil {
 		return err
@@ -161,7 +161,7 @@ func (a *App) wire() error {
 	}
 	a.catchup = a.newCatchup()
 	a.workers = river.NewWorkers()
-	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
+	river.AddWorker(a.workers, jobs.NewEmailWorker(sender, email.Renderer{Footer: email.Footer{CompanyLegalName: cfg.CompanyLegalName}}))
 	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log))
 	river.AddWorker(a.workers, jobs.NewCancelSubscriptionWorker(a.paddle, func(err error) bool {
 		// Not found or already canceled: there is nothing left to stop.
