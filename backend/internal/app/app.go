@@ -168,10 +168,14 @@ func (a *App) wire() error {
 		return errors.Is(err, paddleapi.ErrNotFound) || errors.Is(err, paddleapi.ErrConflict)
 	}))
 	a.echo = httpapi.New(httpapi.Config{
-		Env:                 cfg.Env,
-		AdminEmails:         cfg.AdminEmails,
-		AdminClerkUserIDs:   cfg.AdminClerkUserIDs,
-		RateLimitPerMinute:  cfg.RateLimitPerMinute,
+		Env:                cfg.Env,
+		AdminEmails:        cfg.AdminEmails,
+		AdminClerkUserIDs:  cfg.AdminClerkUserIDs,
+		RateLimitPerMinute: cfg.RateLimitPerMinute,
+		TierRateLimit: func(name string) int {
+			t, _ := tiers.ByName(name) // an unknown tier (a removed one) gets the default
+			return t.RateLimitPerMinute
+		},
 		MetricsToken:        cfg.MetricsToken,
 		WorkerAPIKeys:       cfg.WorkerAPIKeys,
 		CORSOrigins:         cfg.CORSOrigins,

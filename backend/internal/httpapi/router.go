@@ -25,8 +25,10 @@ type Config struct {
 	// AdminEmails (verified addresses) and AdminClerkUserIDs may use /api/v1/admin.
 	AdminEmails       []string
 	AdminClerkUserIDs []string
-	// RateLimitPerMinute is each user's API budget; 0 disables the limiter.
+	// RateLimitPerMinute is each user's API budget for tiers without their own; 0: no limit for them.
 	RateLimitPerMinute int
+	// TierRateLimit is a tier's own per-minute budget (the tiers file's rate_limit_per_minute), 0 for none.
+	TierRateLimit func(tier string) int
 	// MetricsToken, when set, is required as a bearer token on /metrics.
 	MetricsToken string
 	CORSOrigins  []string
@@ -98,7 +100,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	// raw body with their own bound, since they must verify the exact bytes before parsing.
 	api := e.Group("/api/v1", middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)))
 	// One instance of each, so a user's budget is the same whichever route spends it.
-	session, limit := requireUser(deps.Sessions, deps.Accounts), rateLimit(cfg.RateLimitPerMinute)
+	session, limit := requireUser(deps.Sessions, deps.Accounts), rateLimit(cfg.RateLimitPerMinute, cfg.TierRateLimit)
 	authed := api.Group("", session, limit)
 	workers := newWorkerKeys(cfg.WorkerAPIKeys)
 
