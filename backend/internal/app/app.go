@@ -25,6 +25,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
 	"github.com/fabrica-saas/fabrica/backend/internal/disposable"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
+	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
 	"github.com/fabrica-saas/fabrica/backend/internal/metrics"
@@ -192,6 +193,7 @@ func (a *App) wire() error {
 		Billing:  a.billing,
 		Credits:  a.ledger,
 		Admin:    admin.New(a.db, a.pipeline),
+		Feedback: feedback.New(a.db),
 		Metrics:  a.metrics.Handler(),
 	})
 	return nil

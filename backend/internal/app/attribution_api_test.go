@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 const signupMetadataPath = "/api/v1/account/me/signup-metadata"
@@ -76,4 +77,22 @@ func TestSignupMetadataConcurrentFirstWritesRecordOnce(t *testing.T) {
 	require.Equal(t, 1, recorded)
 	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = ?`, account.ActionSignupMetadata))
 	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM users WHERE signup_utm_source LIKE 'src_' AND signup_metadata_at IS NOT NULL`))
+}
+
+// The admin's user view shows where a user came from and whether they signed up with a disposable address
+// (a Clerk user.created with a mailinator.com address: no signup credits).
+func TestAdminUserViewShowsAttributionAndDisposableFlag(t *testing.T) {
+	t.Parallel()
+	e := newAdminEnv(t)
+	h, body := clerkEvent(t, "msg_tmp", "user.created", "user_tmp", "someone@mailinator.com", 1_700_000_000_000)
+	require.Equal(t, http.StatusOK, deliver(e.app.Echo(), webhook.ProviderClerk, h, body).Code)
+	tok := e.token(t, "user_tmp")
+	e.runAccount(t, []accountCase{{"record", http.MethodPost, signupMetadataPath, tok, `{"utm_source":"reddit"}`, http.StatusOK, "", `{"recorded":true}`}})
+	var id string
+	require.NoError(t, e.db.Gorm.Raw(`SELECT id FROM users WHERE clerk_user_id = 'user_tmp'`).Scan(&id).Error)
+	rec := e.call(t, http.MethodGet, adminAPI+"/users/"+id, e.adminToken(t), "")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), `"disposable_email":true`)
+	require.Contains(t, rec.Body.String(), `"signup_metadata":{"utm_source":"reddit","utm_medium":null`)
+	require.Contains(t, rec.Body.String(), `"balance":0`, "no signup credits")
 }

@@ -198,7 +198,15 @@ type exportResponse struct {
 	User               exportUser           `json:"user"`
 	Subscriptions      []exportSubscription `json:"subscriptions"`
 	CreditTransactions []movementView       `json:"credit_transactions"`
+	Feedback           []exportFeedback     `json:"feedback"`
 	AuditLogs          []exportAudit        `json:"audit_logs"`
+}
+
+type exportFeedback struct {
+	Message   string    `json:"message"`
+	Page      *string   `json:"page"`
+	Rating    *int      `json:"rating"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 func (h *accountHandler) export(c echo.Context) error {
@@ -217,7 +225,11 @@ func toExportResponse(x account.Export) exportResponse {
 		CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt},
 		Subscriptions:      make([]exportSubscription, 0, len(x.Subscriptions)),
 		CreditTransactions: make([]movementView, 0, len(x.Ledger)),
+		Feedback:           make([]exportFeedback, 0, len(x.Feedback)),
 		AuditLogs:          make([]exportAudit, 0, len(x.Audit))}
+	for _, f := range x.Feedback {
+		out.Feedback = append(out.Feedback, exportFeedback{Message: f.Message, Page: f.Page, Rating: f.Rating, CreatedAt: f.CreatedAt})
+	}
 	for _, s := range x.Subscriptions {
 		out.Subscriptions = append(out.Subscriptions, exportSubscription{subscriptionView: *toSubscriptionView(s),
 			PaddleCustomerID: s.PaddleCustomerID, PaddlePriceID: s.PaddlePriceID, CurrentPeriodStart: s.CurrentPeriodStart,

@@ -17,6 +17,8 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
+	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
 // Config is what the HTTP layer needs from the service configuration.
@@ -55,6 +57,7 @@ type Deps struct {
 	Billing  *billing.Service
 	Credits  *credits.Service
 	Admin    *admin.Service
+	Feedback *feedback.Service
 	// Metrics serves /metrics (nil: no route).
 	Metrics http.Handler
 }
@@ -131,6 +134,10 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	api.POST("/credits/jobs/:job_id/complete", cr.complete, requireWorker(workers))
 	api.POST("/credits/jobs/:job_id/fail", cr.fail, requireWorker(workers))
 
+	fb := &feedbackHandler{feedback: deps.Feedback}
+	authed.POST("/feedback", fb.submit, middleware.BodyLimit(feedbackMaxBody),
+		limitUsers(newLimiter(time.Hour), func(models.User) int { return feedbackPerHour }))
+
 	ad := &adminHandler{admin: deps.Admin, ids: cfg.AdminClerkUserIDs}
 	for _, a := range cfg.AdminEmails {
 		if a = email.Fold(a); a != "" {
@@ -145,6 +152,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.GET("/webhook-events/:id", ad.webhookEvent)
 	admins.POST("/webhook-events/:id/replay", ad.replay)
 	admins.GET("/stats", ad.stats)
+	admins.GET("/feedback", ad.feedback)
 
 	if deps.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(deps.Metrics), bearerToken(cfg.MetricsToken))
