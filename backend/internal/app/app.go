@@ -9,7 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
+	"github.com/getsentry/sentry-go"
 	"github.com/labstack/echo/v4"
 	"github.com/riverqueue/river"
 	"gorm.io/gorm"
@@ -47,6 +49,8 @@ type Options struct {
 	SignupHooks []account.SignupHook
 	// DisposableHTTP fetches DISPOSABLE_DOMAINS_URL (default: a client with a 30 s timeout).
 	DisposableHTTP *http.Client
+	// SentryTransport replaces Sentry's HTTP transport when SENTRY_DSN is set.
+	SentryTransport sentry.Transport
 }
 
 // App is a fully wired service.
@@ -65,6 +69,7 @@ type App struct {
 	paddle    billing.PaddleAPI
 	catchup   *catchup.Service
 	blocklist *disposable.Blocklist
+	sentry    *sentry.Hub
 	workers   *river.Workers
 }
 
@@ -168,6 +173,10 @@ func (a *App) wire() error {
 		// Not found or already canceled: there is nothing left to stop.
 		return errors.Is(err, paddleapi.ErrNotFound) || errors.Is(err, paddleapi.ErrConflict)
 	}))
+	if a.sentry, err = httpapi.NewSentry(httpapi.SentryConfig{DSN: cfg.SentryDSN, Environment: cfg.SentryEnvironment,
+		SampleRate: cfg.SentrySampleRate, Transport: a.opts.SentryTransport}); err != nil {
+		return err
+	}
 	a.echo = httpapi.New(httpapi.Config{
 		Env:                cfg.Env,
 		AdminEmails:        cfg.AdminEmails,
@@ -195,6 +204,7 @@ func (a *App) wire() error {
 		Admin:    admin.New(a.db, a.pipeline),
 		Feedback: feedback.New(a.db),
 		Metrics:  a.metrics.Handler(),
+		Sentry:   a.sentry,
 	})
 	return nil
 }
@@ -263,5 +273,10 @@ func dbConfig(cfg config.Config) db.Config {
 // Echo exposes the router, for tests that need an extra route (a deliberately slow one, say).
 func (a *App) Echo() *echo.Echo { return a.echo }
 
-// Close releases the database pool.
-func (a *App) Close() error { return db.Close(a.db) }
+// Close sends what Sentry still holds (briefly) and releases the database pool.
+func (a *App) Close() error {
+	if a.sentry != nil {
+		a.sentry.Flush(2 * time.Second)
+	}
+	return db.Close(a.db)
+}

@@ -125,6 +125,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		status, detail, unexpected := resolve(err)
 		if unexpected {
 			requestLog(c, log).ErrorContext(c.Request().Context(), "request failed", keyError, err.Error())
+			report(c, err)
 		}
 		if c.Request().Method == http.MethodHead {
 			err = c.NoContent(status)

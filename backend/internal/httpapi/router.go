@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/getsentry/sentry-go"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -60,7 +61,12 @@ type Deps struct {
 	Feedback *feedback.Service
 	// Metrics serves /metrics (nil: no route).
 	Metrics http.Handler
+	// Sentry receives unexpected errors and panics (nil: reporting off; see NewSentry).
+	Sentry *sentry.Hub
 }
+
+// gzipMinLength is the smallest API response worth compressing (bytes).
+const gzipMinLength = 1024
 
 // New builds the Echo instance with every route the service serves.
 func New(cfg Config, deps Deps) *echo.Echo {
@@ -76,6 +82,9 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	e.Pre(securityHeaders(cfg.HSTS))
 	e.Pre(middleware.RequestIDWithConfig(middleware.RequestIDConfig{TargetHeader: echo.HeaderXRequestID}))
 	e.Use(requestLogger(deps.Log))
+	if deps.Sentry != nil {
+		e.Use(sentryMiddleware(deps.Sentry)...)
+	}
 	e.Use(middleware.Recover())
 	if len(cfg.CORSOrigins) > 0 {
 		// Deny by default: with no CORS_ORIGINS no Access-Control-Allow-Origin is ever sent (Echo's CORS
@@ -101,7 +110,10 @@ func New(cfg Config, deps Deps) *echo.Echo {
 
 	// Everything under /api/v1 is bounded by HTTP_MAX_BODY_BYTES (413 beyond). Webhook routes read their
 	// raw body with their own bound, since they must verify the exact bytes before parsing.
-	api := e.Group("/api/v1", middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)))
+	// API responses are gzipped for clients that ask (lists and exports shrink several times); below 1 KiB
+	// it is not worth it. Webhook answers are tiny, and /metrics compresses on its own.
+	api := e.Group("/api/v1", middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)),
+		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: gzipMinLength}))
 	// One instance of each, so a user's budget is the same whichever route spends it.
 	session, limit := requireUser(deps.Sessions, deps.Accounts), rateLimit(cfg.RateLimitPerMinute, cfg.TierRateLimit)
 	authed := api.Group("", session, limit)
