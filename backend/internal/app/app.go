@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/getsentry/sentry-go"
@@ -47,8 +46,6 @@ type Options struct {
 	// user.created's transaction: the extension point for what a deployment does when a user appears
 	// (docs/extending.md).
 	SignupHooks []account.SignupHook
-	// DisposableHTTP fetches DISPOSABLE_DOMAINS_URL (default: a client with a 30 s timeout).
-	DisposableHTTP *http.Client
 	// SentryTransport replaces Sentry's HTTP transport when SENTRY_DSN is set.
 	SentryTransport sentry.Transport
 }
@@ -146,8 +143,7 @@ func (a *App) wire() error {
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
 		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Erasures: erasures, Log: a.log},
 		billing.Config{AppName: cfg.AppName, AlertEmails: cfg.AdminEmails, ManageURL: cfg.PublicBaseURL})
-	if a.blocklist, err = disposable.New(a.db, disposable.Config{URL: cfg.DisposableDomainsURL,
-		HTTPClient: a.opts.DisposableHTTP}, a.log); err != nil {
+	if a.blocklist, err = disposable.New(a.db, disposable.Config{URL: cfg.DisposableDomainsURL}, a.log); err != nil {
 		return err
 	}
 	// The sign-up hooks, in order: what the product does when a user appears, then the deployment's own.
