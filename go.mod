@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/PaddleHQ/paddle-go-sdk/v4 v4.1.0
 	github.com/clerk/clerk-sdk-go/v2 v2.4.2
+	github.com/getsentry/sentry-go v0.44.1
+	github.com/getsentry/sentry-go/echo v0.44.1
 	github.com/go-jose/go-jose/v3 v3.0.4
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0

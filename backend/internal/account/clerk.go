@@ -101,8 +101,10 @@ func primaryEmail(u clerkUser) string {
 	return ""
 }
 
-// onUserCreated upserts the user, grants the free tier's signup credits once (job signup:<clerk id>),
-// audits, and enqueues the welcome email in the same transaction as the grant.
+// onUserCreated upserts the user, records the sign-up's marketing consent, audits, and the first time a
+// user.created is processed for the user runs the sign-up hooks (signup.go) in the same transaction: the
+// signup grant, the welcome email and whatever the composition root added. A user first seen through
+// user.updated or a session has not signed up yet, so its user.created still runs them, once.
 func (s *Service) onUserCreated(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
 	snap, err := parseUser(ev.Payload)
 	if err != nil {
@@ -117,24 +119,25 @@ func (s *Service) onUserCreated(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 			return err
 		}
 	}
-	_, granted, err := s.credits.WithTx(tx).Grant(ctx, u.id, s.cfg.SignupCredits, "signup:"+snap.clerkID, "signup credits")
+	first, err := claimSignupTx(ctx, tx, u.id)
 	if err != nil {
 		return err
 	}
-	if err := audit.Write(ctx, tx, audit.Entry{
+	if first {
+		// The hooks see the verified address stored for the user, which a newer user.updated may have set.
+		addr, err := EmailTx(ctx, tx, u.id)
+		if err != nil {
+			return err
+		}
+		if err := s.runSignupHooks(ctx, tx, NewUser{ID: u.id, ClerkUserID: snap.clerkID, Email: addr, EventID: ev.ID}); err != nil {
+			return err
+		}
+	}
+	return audit.Write(ctx, tx, audit.Entry{
 		Actor: audit.ActorClerk, Action: EventUserCreated, UserID: &u.id,
 		ResourceType: "user", ResourceID: snap.clerkID,
-		Details: map[string]any{"event_id": ev.ID, "signup_credits_granted": granted},
-	}); err != nil {
-		return err
-	}
-	// The welcome goes with the one-time signup grant: a user first seen through user.updated or a
-	// session still gets exactly one welcome when user.created finally arrives.
-	if !granted || snap.email == "" {
-		return nil
-	}
-	return s.mailer.EnqueueEmailTx(ctx, tx, email.TemplateWelcome, snap.email, "welcome/"+snap.clerkID,
-		email.WelcomeData{Email: snap.email, AppName: s.cfg.AppName, DashboardURL: s.cfg.DashboardURL})
+		Details: map[string]any{"event_id": ev.ID, "signup_hooks_ran": first},
+	})
 }
 
 // onUserUpdated syncs the email from a snapshot newer than the one applied; an unknown user is created.
