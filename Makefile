@@ -76,6 +76,10 @@ bench: ## Go benchmarks, then the load benchmark: server vs pgbench on one clust
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	scripts/bench.sh
 
+.PHONY: disposable-update
+disposable-update: ## re-download the embedded disposable-email blocklist from npm: make disposable-update version=1.26.0
+	scripts/update-disposable-domains.sh $(version)
+
 .PHONY: clean
 clean: ## remove build output (not the dev database: see db-stop)
 	rm -rf bin

@@ -4,8 +4,11 @@ go 1.26.0
 
 require (
 	github.com/PaddleHQ/paddle-go-sdk/v4 v4.1.0
+	github.com/chromedp/chromedp v0.23.1
 	github.com/clerk/clerk-sdk-go/v2 v2.4.2
 	github.com/getkin/kin-openapi v0.153.0
+	github.com/getsentry/sentry-go v0.44.1
+	github.com/getsentry/sentry-go/echo v0.44.1
 	github.com/go-jose/go-jose/v3 v3.0.4
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
@@ -32,7 +35,6 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/chromedp/cdproto v0.160.1 // indirect
-	github.com/chromedp/chromedp v0.23.1 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/ggicci/httpin v0.20.1 // indirect
 	github.com/ggicci/owl v0.8.2 // indirect

@@ -1,6 +1,6 @@
-// Package account is the policy for users: what Clerk's user events mean for our users table, the signup
-// credit grant and the welcome email, lazy users and sign-in restore, the profile, consent, unsubscribe
-// links and the GDPR export and erasure.
+// Package account is the policy for users: what Clerk's user events mean for our users table, the sign-up
+// hooks (the signup credit grant, the welcome email, and any a deployment adds), lazy users and sign-in
+// restore, the profile, consent, first-touch attribution, unsubscribe links and the GDPR export and erasure.
 package account
 
 import (
@@ -19,10 +19,8 @@ import (
 
 // Config is what the account policy needs from the service configuration.
 type Config struct {
-	// SignupCredits is the free tier's one-time grant on user.created.
-	SignupCredits int
-	AppName       string
-	DashboardURL  string
+	AppName      string
+	DashboardURL string
 	// DeletionGrace is how long a soft-deleted account can be restored by signing in again.
 	DeletionGrace time.Duration
 	// UnsubscribeSecret keys unsubscribe links (EMAIL_UNSUBSCRIBE_SECRET): the v2 token cipher is derived
@@ -56,7 +54,10 @@ type Deps struct {
 	Billing Billing
 	// Erasures keeps the tombstones of erased users (the same value billing gets).
 	Erasures Erasures
-	Log      *slog.Logger
+	// SignupHooks run once per user inside user.created's transaction, in order (see SignupHook): app
+	// lists SignupGrant and WelcomeEmail, then any hook of its own.
+	SignupHooks []SignupHook
+	Log         *slog.Logger
 }
 
 // Service applies account policy.
@@ -66,6 +67,7 @@ type Service struct {
 	mailer  Jobs
 	billing Billing
 	erased  Erasures
+	hooks   []SignupHook
 	unsub   cipher.AEAD
 	cfg     Config
 	log     *slog.Logger
@@ -74,7 +76,7 @@ type Service struct {
 // New builds the account service.
 func New(d Deps, cfg Config) *Service {
 	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, erased: d.Erasures,
-		unsub: newUnsubscribeAEAD(cfg.UnsubscribeSecret), cfg: cfg, log: d.Log}
+		hooks: d.SignupHooks, unsub: newUnsubscribeAEAD(cfg.UnsubscribeSecret), cfg: cfg, log: d.Log}
 }
 
 // Audit actions this package writes besides the Clerk event names.

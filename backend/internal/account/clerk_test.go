@@ -26,7 +26,7 @@ func setup(t *testing.T) *env {
 	t.Helper()
 	d := pgtest.New(t)
 	m := &jobstest.Mailer{}
-	svc := newAccounts(t, d.Gorm, m, account.Config{SignupCredits: 25, AppName: "Fabrica"})
+	svc := newAccounts(t, d.Gorm, m, account.Config{AppName: "Fabrica"})
 	return &env{db: d.Gorm, handlers: svc.ClerkHandlers(), mailer: m}
 }
 

@@ -10,16 +10,19 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
 // Export is everything we hold about one user (GDPR Art. 15 access, Art. 20 portability): the user row,
-// their subscriptions, their credit ledger and the audit rows about them, oldest first.
+// their subscriptions, their credit ledger, the feedback they sent and the audit rows about them, oldest
+// first.
 type Export struct {
 	ExportedAt    time.Time
 	User          models.User
 	Subscriptions []models.Subscription
 	Ledger        []credits.Movement
+	Feedback      []models.Feedback
 	Audit         []models.AuditLog
 }
 
@@ -32,7 +35,8 @@ func (s *Service) Export(ctx context.Context, a audit.Actor) (Export, error) {
 			return err
 		}
 		return audit.Write(ctx, tx, a.Entry(ActionExported, "user", a.ClerkUserID, map[string]any{
-			"subscriptions": len(out.Subscriptions), "credit_transactions": len(out.Ledger), "audit_logs": len(out.Audit)}))
+			"subscriptions": len(out.Subscriptions), "credit_transactions": len(out.Ledger), "feedback": len(out.Feedback),
+			"audit_logs": len(out.Audit)}))
 	}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
 	if err != nil {
 		return Export{}, fmt.Errorf("export account: %w", err)
@@ -57,6 +61,9 @@ func (s *Service) readExport(ctx context.Context, tx *gorm.DB, a audit.Actor) (E
 		return out, err
 	}
 	if out.Ledger, err = s.credits.WithTx(tx).History(ctx, a.UserID); err != nil {
+		return out, err
+	}
+	if out.Feedback, err = feedback.ForUserTx(ctx, tx, a.UserID); err != nil {
 		return out, err
 	}
 	out.Audit, err = audit.ForUserTx(ctx, tx, a.UserID)

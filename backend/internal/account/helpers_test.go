@@ -18,9 +18,23 @@ const testErasureKey = "account-test-erasure-tombstone-key-0123456789"
 
 func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// testSignupCredits is the free tier's signup grant in these tests.
+const testSignupCredits = 25
+
+// hookSet is what newAccountsWith adds to the built-in sign-up hooks.
+type hookSet struct {
+	screen account.EmailScreen
+	extra  []account.SignupHook
+}
+
 // newAccounts builds the account service on db the way app does, with the real billing package answering
-// its subscription questions (the subscriptions table is billing's).
+// its subscription questions (the subscriptions table is billing's) and the built-in sign-up hooks.
 func newAccounts(t *testing.T, db *gorm.DB, m *jobstest.Mailer, cfg account.Config) *account.Service {
+	t.Helper()
+	return newAccountsWith(t, db, m, cfg, hookSet{})
+}
+
+func newAccountsWith(t *testing.T, db *gorm.DB, m *jobstest.Mailer, cfg account.Config, hs hookSet) *account.Service {
 	t.Helper()
 	tiers, err := billing.LoadTiers("")
 	require.NoError(t, err)
@@ -28,7 +42,10 @@ func newAccounts(t *testing.T, db *gorm.DB, m *jobstest.Mailer, cfg account.Conf
 	erasures := account.NewErasures(testErasureKey)
 	bill := billing.New(billing.Deps{DB: db, Tiers: tiers, Ledger: ledger, Jobs: m,
 		Signer: billing.NewCheckoutSigner("account-test-checkout-secret-0123456789"), Erasures: erasures, Log: discardLog()}, billing.Config{})
-	return account.New(account.Deps{DB: db, Ledger: ledger, Jobs: m, Billing: bill, Erasures: erasures, Log: discardLog()}, cfg)
+	hooks := append([]account.SignupHook{account.SignupGrant(ledger, testSignupCredits, hs.screen),
+		account.WelcomeEmail(m, cfg.AppName, cfg.DashboardURL)}, hs.extra...)
+	return account.New(account.Deps{DB: db, Ledger: ledger, Jobs: m, Billing: bill, Erasures: erasures,
+		SignupHooks: hooks, Log: discardLog()}, cfg)
 }
 
 // verified is the verification object Clerk puts on an address it has verified.

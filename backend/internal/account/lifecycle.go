@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
 )
 
 // DefaultDeletionGrace is the restore window of a soft-deleted account when Config.DeletionGrace is unset.
@@ -28,8 +29,10 @@ type Deletion struct {
 	HardDeleteAfter time.Time
 }
 
-// Delete soft-deletes the caller's account and audits it. From then on every authenticated request answers
-// ErrDeleted until a fresh sign-in restores the account (see Authenticate) or HardDeleteExpired erases it.
+// Delete soft-deletes the caller's account, audits it and enqueues the "deletion scheduled" email (the
+// erasure date, and that signing in again restores the account), all in one transaction, so the email goes
+// exactly once per deletion. From then on every authenticated request answers ErrDeleted until a fresh
+// sign-in restores the account (see Authenticate) or HardDeleteExpired erases it.
 func (s *Service) Delete(ctx context.Context, a audit.Actor) (Deletion, error) {
 	var at []time.Time
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -46,6 +49,9 @@ func (s *Service) Delete(ctx context.Context, a audit.Actor) (Deletion, error) {
 		if err := s.cancelSubscriptions(ctx, tx, a.UserID); err != nil {
 			return err
 		}
+		if err := s.mailDeletionScheduled(ctx, tx, a, at[0]); err != nil {
+			return err
+		}
 		return audit.Write(ctx, tx, a.Entry(ActionDeleted, "user", a.ClerkUserID,
 			map[string]any{"hard_delete_after": at[0].Add(s.grace()).UTC()}))
 	})
@@ -53,6 +59,24 @@ func (s *Service) Delete(ctx context.Context, a audit.Actor) (Deletion, error) {
 		return Deletion{}, fmt.Errorf("delete account: %w", err)
 	}
 	return Deletion{DeletedAt: at[0], HardDeleteAfter: at[0].Add(s.grace())}, nil
+}
+
+// mailDeletionScheduled enqueues the confirmation of a deletion, keyed by the user and the deletion's time
+// (microseconds, as stored): a deletion after a restore is another deletion and gets its own email. Only
+// the API's deletion sends it: after Clerk's user.deleted the identity is gone, so "sign in to restore"
+// would be a false promise.
+func (s *Service) mailDeletionScheduled(ctx context.Context, tx *gorm.DB, a audit.Actor, deletedAt time.Time) error {
+	var addrs []string
+	if err := tx.WithContext(ctx).Raw(`SELECT email FROM users WHERE id = ?`, a.UserID).Scan(&addrs).Error; err != nil {
+		return fmt.Errorf("deletion email: %w", err)
+	}
+	if len(addrs) == 0 || addrs[0] == "" {
+		return nil
+	}
+	key := fmt.Sprintf("deletion_scheduled/%s/%d", a.UserID, deletedAt.UnixMicro())
+	return s.mailer.EnqueueEmailTx(ctx, tx, email.TemplateDeletionScheduled, addrs[0], key,
+		email.DeletionScheduledData{Email: addrs[0], AppName: s.cfg.AppName, HardDeleteAfter: deletedAt.Add(s.grace()),
+			SignInURL: s.cfg.DashboardURL})
 }
 
 // cancelSubscriptions stops a deleted account's billing: each live subscription gets a Paddle cancel job

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
+	"github.com/getsentry/sentry-go"
 	"github.com/labstack/echo/v4"
 	"github.com/riverqueue/river"
 	"gorm.io/gorm"
@@ -22,7 +24,9 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
+	"github.com/fabrica-saas/fabrica/backend/internal/disposable"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
+	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
 	"github.com/fabrica-saas/fabrica/backend/internal/metrics"
@@ -38,24 +42,32 @@ type Options struct {
 	// ClerkUsers lists Clerk's users for `fabrica sync clerk-users` (default: the Backend API with
 	// CLERK_SECRET_KEY). Paddle's event log comes from the real Paddle client (PADDLE_API_KEY/PADDLE_API_URL).
 	ClerkUsers catchup.ClerkUsers
+	// SignupHooks run after the built-in ones (signup grant, welcome email), once per user, inside
+	// user.created's transaction: the extension point for what a deployment does when a user appears
+	// (docs/extending.md).
+	SignupHooks []account.SignupHook
+	// SentryTransport replaces Sentry's HTTP transport when SENTRY_DSN is set.
+	SentryTransport sentry.Transport
 }
 
 // App is a fully wired service.
 type App struct {
-	opts     Options
-	cfg      config.Config
-	log      *slog.Logger
-	db       *gorm.DB
-	migrator *db.Migrator
-	echo     *echo.Echo
-	pipeline *webhook.Pipeline
-	billing  *billing.Service
-	accounts *account.Service
-	ledger   *credits.Service
-	metrics  *metrics.Metrics
-	paddle   billing.PaddleAPI
-	catchup  *catchup.Service
-	workers  *river.Workers
+	opts      Options
+	cfg       config.Config
+	log       *slog.Logger
+	db        *gorm.DB
+	migrator  *db.Migrator
+	echo      *echo.Echo
+	pipeline  *webhook.Pipeline
+	billing   *billing.Service
+	accounts  *account.Service
+	ledger    *credits.Service
+	metrics   *metrics.Metrics
+	paddle    billing.PaddleAPI
+	catchup   *catchup.Service
+	blocklist *disposable.Blocklist
+	sentry    *sentry.Hub
+	workers   *river.Workers
 }
 
 // LoadConfig reads the configuration from getenv (and .env in development).
@@ -127,11 +139,19 @@ func (a *App) wire() error {
 	erasures := account.NewErasures(cfg.ErasureTombstoneKey)
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
 		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Erasures: erasures, Log: a.log},
-		billing.Config{AppName: cfg.AppName, AlertEmails: cfg.AdminEmails})
+		billing.Config{AppName: cfg.AppName, AlertEmails: cfg.AdminEmails, ManageURL: cfg.PublicBaseURL})
+	if a.blocklist, err = disposable.New(a.db, disposable.Config{URL: cfg.DisposableDomainsURL}, a.log); err != nil {
+		return err
+	}
+	// The sign-up hooks, in order: what the product does when a user appears, then the deployment's own.
+	hooks := append([]account.SignupHook{
+		account.SignupGrant(a.ledger, tiers.Free().SignupCredits, a.blocklist),
+		account.WelcomeEmail(queue, cfg.AppName, cfg.PublicBaseURL),
+	}, a.opts.SignupHooks...)
 	a.accounts = account.New(account.Deps{DB: a.db, Ledger: a.ledger, Jobs: queue, Billing: a.billing,
-		Erasures: erasures, Log: a.log},
+		Erasures: erasures, SignupHooks: hooks, Log: a.log},
 		account.Config{
-			SignupCredits: tiers.Free().SignupCredits, AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
+			AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
 			DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
 			PublicBaseURL: cfg.PublicBaseURL,
 		})
@@ -140,17 +160,25 @@ func (a *App) wire() error {
 	}
 	a.catchup = a.newCatchup()
 	a.workers = river.NewWorkers()
-	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
+	river.AddWorker(a.workers, jobs.NewEmailWorker(sender, email.Renderer{Footer: email.Footer{CompanyLegalName: cfg.CompanyLegalName}}))
 	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log))
 	river.AddWorker(a.workers, jobs.NewCancelSubscriptionWorker(a.paddle, func(err error) bool {
 		// Not found or already canceled: there is nothing left to stop.
 		return errors.Is(err, paddleapi.ErrNotFound) || errors.Is(err, paddleapi.ErrConflict)
 	}))
+	if a.sentry, err = httpapi.NewSentry(httpapi.SentryConfig{DSN: cfg.SentryDSN, Environment: cfg.SentryEnvironment,
+		SampleRate: cfg.SentrySampleRate, Transport: a.opts.SentryTransport}); err != nil {
+		return err
+	}
 	a.echo = httpapi.New(httpapi.Config{
-		Env:                 cfg.Env,
-		AdminEmails:         cfg.AdminEmails,
-		AdminClerkUserIDs:   cfg.AdminClerkUserIDs,
-		RateLimitPerMinute:  cfg.RateLimitPerMinute,
+		Env:                cfg.Env,
+		AdminEmails:        cfg.AdminEmails,
+		AdminClerkUserIDs:  cfg.AdminClerkUserIDs,
+		RateLimitPerMinute: cfg.RateLimitPerMinute,
+		TierRateLimit: func(name string) int {
+			t, _ := tiers.ByName(name) // an unknown tier (a removed one) gets the default
+			return t.RateLimitPerMinute
+		},
 		MetricsToken:        cfg.MetricsToken,
 		WorkerAPIKeys:       cfg.WorkerAPIKeys,
 		CORSOrigins:         cfg.CORSOrigins,
@@ -168,7 +196,9 @@ func (a *App) wire() error {
 		Billing:  a.billing,
 		Credits:  a.ledger,
 		Admin:    admin.New(a.db, a.pipeline),
+		Feedback: feedback.New(a.db),
 		Metrics:  a.metrics.Handler(),
+		Sentry:   a.sentry,
 	})
 	return nil
 }
@@ -237,5 +267,10 @@ func dbConfig(cfg config.Config) db.Config {
 // Echo exposes the router, for tests that need an extra route (a deliberately slow one, say).
 func (a *App) Echo() *echo.Echo { return a.echo }
 
-// Close releases the database pool.
-func (a *App) Close() error { return db.Close(a.db) }
+// Close sends what Sentry still holds (briefly) and releases the database pool.
+func (a *App) Close() error {
+	if a.sentry != nil {
+		a.sentry.Flush(2 * time.Second)
+	}
+	return db.Close(a.db)
+}

@@ -128,3 +128,36 @@ func TestDeletingAnAccountCancelsItsSubscriptionAtPaddle(t *testing.T) {
 	require.NoError(t, <-done)
 	require.Equal(t, []string{"cancel sub_user_leaving"}, e.paddle.recorded())
 }
+
+// Per-tier budgets: a tier's rate_limit_per_minute replaces RATE_LIMIT_PER_MINUTE for its users, read from
+// the user's current tier on every request; tiers without one keep the default.
+func TestRateLimitFollowsTheTier(t *testing.T) {
+	t.Parallel()
+	tiers := filepath.Join(t.TempDir(), "tiers.yaml")
+	require.NoError(t, os.WriteFile(tiers, []byte(`tiers:
+  - name: free
+    signup_credits: 25
+    rate_limit_per_minute: 2
+  - name: pro
+    paddle_price_ids: [pri_pro_monthly]
+    monthly_credits: 1000
+`), 0o600))
+	e := envWith(t, map[string]string{"RATE_LIMIT_PER_MINUTE": "5", "TIERS_FILE": tiers})
+	free, pro := e.token(t, "user_free"), e.token(t, "user_pro")
+	e.subscribe(t, "user_pro", "active", "pro")
+	path := "/api/v1/billing/subscription"
+	for range 2 {
+		require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, path, free, "").Code)
+	}
+	rec := e.call(t, http.MethodGet, path, free, "")
+	require.Equal(t, http.StatusTooManyRequests, rec.Code, "the free tier's own budget")
+	require.Equal(t, "30", rec.Header().Get("Retry-After"), "2 a minute: the next token in 30 s")
+	for range 5 {
+		require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, path, pro, "").Code, "pro has no budget of its own: the default")
+	}
+	require.Equal(t, http.StatusTooManyRequests, e.call(t, http.MethodGet, path, pro, "").Code)
+
+	// An upgrade applies on the next request: the free user, now on pro, has the default budget.
+	e.subscribe(t, "user_free", "active", "pro")
+	require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, path, free, "").Code)
+}

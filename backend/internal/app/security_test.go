@@ -245,7 +245,8 @@ func TestDevTokensAreDevelopmentOnly(t *testing.T) {
 		"CLERK_AUTHORIZED_PARTIES": "https://app.example.com", "PADDLE_API_KEY": "pdl_live_apikey_01abcdefghijklmnopqrstuvwx",
 		"CHECKOUT_SIGNING_SECRET": strings.Repeat("c", 32), "EMAIL_UNSUBSCRIBE_SECRET": strings.Repeat("u", 40),
 		"EMAIL_DRIVER": "resend", "RESEND_API_KEY": "re_live_123456", "PUBLIC_BASE_URL": "https://api.example.com",
-		"METRICS_TOKEN": strings.Repeat("m", 32), "ERASURE_TOMBSTONE_KEY": strings.Repeat("e", 32)}, Options{})
+		"METRICS_TOKEN": strings.Repeat("m", 32), "ERASURE_TOMBSTONE_KEY": strings.Repeat("e", 32),
+		"COMPANY_LEGAL_NAME": "Example Software GmbH"}, Options{})
 	require.Equal(t, http.StatusUnauthorized, me(prod), "a dev token is a forged token in production")
 	_, err = os.Stat(prodKeyFile)
 	require.ErrorIs(t, err, os.ErrNotExist, "production never reads or creates the dev key")

@@ -48,7 +48,20 @@ func (a *App) tasks() []jobs.Task {
 			n, err := webhook.PurgeArchive(ctx, a.db, now.Add(-a.cfg.WebhookArchiveRetention), purgeBatch)
 			return jobs.Report{"deleted": n}, err
 		}},
-	}, a.catchupTasks()...)
+	}, append(a.catchupTasks(), a.blocklistTasks()...)...)
+}
+
+// blocklistTasks refreshes the disposable-email blocklist daily from DISPOSABLE_DOMAINS_URL, when it is set,
+// into the table every instance reads (a failed download keeps the list in use).
+func (a *App) blocklistTasks() []jobs.Task {
+	if a.cfg.DisposableDomainsURL == "" {
+		return nil
+	}
+	return []jobs.Task{{Name: "disposable-domains", Every: 24 * time.Hour,
+		Run: func(ctx context.Context, _ time.Time) (jobs.Report, error) {
+			n, err := a.blocklist.Refresh(ctx)
+			return jobs.Report{"domains": n}, err
+		}}}
 }
 
 // RunTask runs one task by name now (`fabrica jobs run NAME`).

@@ -286,4 +286,6 @@ func TestWelcomeEmailSentExactlyOnce(t *testing.T) {
 	require.NotEmpty(t, msgs[0].Subject)
 	require.NotEmpty(t, msgs[0].Text)
 	require.NotEmpty(t, msgs[0].HTML)
+	require.Contains(t, msgs[0].Text, config.DevCompanyLegalName, "the footer names the company")
+	require.Contains(t, msgs[0].HTML, config.DevCompanyLegalName)
 }

@@ -101,8 +101,10 @@ func Write(ctx context.Context, tx *gorm.DB, e Entry) error {
 	if e.IP != "" {
 		ip = &e.IP
 	}
-	// db.Exec, not GORM's Exec: every webhook delivery with an effect audits it.
-	_, err := db.Exec(ctx, tx, `INSERT INTO audit_logs (actor, action, user_id, resource_type, resource_id, details, ip)
+	// db.ExecLater, not GORM's Exec: every webhook delivery with an effect audits it, and nothing reads the
+	// row back in the same transaction, so in the webhook pipeline's transaction it rides with the next
+	// statement or the COMMIT.
+	err := db.ExecLater(ctx, tx, `INSERT INTO audit_logs (actor, action, user_id, resource_type, resource_id, details, ip)
 		VALUES ($1, $2, $3, $4, $5, CAST($6 AS jsonb), CAST($7 AS inet))`,
 		e.Actor, e.Action, e.UserID, e.ResourceType, e.ResourceID, string(details), ip)
 	if err != nil {

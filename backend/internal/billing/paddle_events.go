@@ -32,7 +32,7 @@ func (s *Service) PaddleHandlers() map[string]webhook.Handler {
 		EventSubscriptionResumed:   s.onSubscriptionChanged,
 		EventSubscriptionTrialing:  s.onSubscriptionChanged,
 		EventSubscriptionPaused:    s.onSubscriptionChanged,
-		EventSubscriptionPastDue:   s.onSubscriptionChanged,
+		EventSubscriptionPastDue:   s.onSubscriptionPastDue,
 		EventSubscriptionCanceled:  s.onSubscriptionCanceled,
 		EventSubscriptionCancelled: s.onSubscriptionCanceled,
 		EventTransactionCompleted:  s.onTransactionCompleted,

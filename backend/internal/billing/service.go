@@ -16,6 +16,8 @@ type Config struct {
 	AppName string
 	// AlertEmails receive operator alerts (ADMIN_EMAILS): a duplicate subscription, say.
 	AlertEmails []string
+	// ManageURL is where a user updates their payment method (the "payment failed" email links it).
+	ManageURL string
 }
 
 // Mailer enqueues an email as a job inside the caller's transaction (see jobs.Queue).

@@ -42,6 +42,30 @@ func (s *Service) onSubscriptionChanged(ctx context.Context, tx *gorm.DB, ev web
 	return s.auditSubscription(ctx, tx, ev, r, map[string]any{"credits_granted": granted})
 }
 
+// onSubscriptionPastDue is onSubscriptionChanged (dunning keeps the tier) plus the "payment failed" email,
+// keyed per event (payment_failed/<sub>/<event id>): each failed renewal Paddle reports mails once, however
+// often the event is redelivered, and a late past_due under a newer snapshot (applied false) mails nothing.
+func (s *Service) onSubscriptionPastDue(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
+	r, err := s.sync(ctx, tx, ev)
+	if err != nil {
+		return err
+	}
+	granted, err := s.grantCurrentMonth(ctx, tx, r)
+	if err != nil {
+		return err
+	}
+	if err := s.auditSubscription(ctx, tx, ev, r, map[string]any{"credits_granted": granted}); err != nil {
+		return err
+	}
+	if !r.applied {
+		return nil
+	}
+	return s.email(ctx, tx, r.userID, email.TemplatePaymentFailed, "payment_failed/"+r.sub.ID+"/"+ev.ID,
+		func(addr string) any {
+			return email.PaymentFailedData{Email: addr, AppName: s.cfg.AppName, Tier: r.tier.Name, ManageURL: s.cfg.ManageURL}
+		})
+}
+
 // onSubscriptionCreated syncs, grants the current month's credits (active subscriptions only: a trial's
 // first paid period is granted by its transaction.completed), and sends the welcome-to-paid email.
 func (s *Service) onSubscriptionCreated(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {

@@ -103,6 +103,16 @@ type Config struct {
 	// TrustedProxies are the load balancers whose X-Forwarded-For is believed; none means the socket
 	// address is the client and forwarded headers are ignored.
 	TrustedProxies []*net.IPNet
+	// CompanyLegalName is the legal entity the email footer names; required in staging and production.
+	CompanyLegalName string
+	// DisposableDomainsURL, when set, is where the daily disposable-domains task reads the blocklist
+	// (a JSON array or one domain a line); empty: the list embedded in the binary.
+	DisposableDomainsURL string
+	// SentryDSN turns error reporting on (empty: off); SentrySampleRate is the share of errors sent (0..1);
+	// SentryEnvironment tags the events (default APP_ENV).
+	SentryDSN         string
+	SentrySampleRate  float64
+	SentryEnvironment string
 }
 
 // Deployed reports whether the environment is staging or production, where the boot guard applies.
@@ -238,6 +248,11 @@ func build(v *viper.Viper) (Config, error) {
 		RateLimitPerMinute:      p.integer("RATE_LIMIT_PER_MINUTE"),
 		MetricsToken:            p.str("METRICS_TOKEN"),
 		TrustedProxies:          p.cidrs("TRUSTED_PROXIES"),
+		CompanyLegalName:        p.str("COMPANY_LEGAL_NAME"),
+		DisposableDomainsURL:    p.str("DISPOSABLE_DOMAINS_URL"),
+		SentryDSN:               p.str("SENTRY_DSN"),
+		SentrySampleRate:        p.float("SENTRY_SAMPLE_RATE"),
+		SentryEnvironment:       p.str("SENTRY_ENVIRONMENT"),
 	}
 	return c, p.err
 }
@@ -252,6 +267,9 @@ var (
 	devErasureKey          = "dev-only-insecure-erasure-tombstone-key-0123456789"
 	devWorkerAPIKey        = "dev-only-insecure-worker-api-key-0123456789"
 )
+
+// DevCompanyLegalName is COMPANY_LEGAL_NAME outside staging and production when it is unset.
+const DevCompanyLegalName = "Fabrica Dev Ltd (development)"
 
 // DevAdminEmail is ADMIN_EMAILS in development when it is empty: the address of `fabrica dev token --admin`.
 const DevAdminEmail = "admin@fabrica.test"
@@ -269,6 +287,9 @@ func (c *Config) fillDevDefaults() {
 		if c.Env == EnvDevelopment {
 			c.LogFormat = "text"
 		}
+	}
+	if c.SentryEnvironment == "" {
+		c.SentryEnvironment = c.Env
 	}
 	if c.PaddleAPIURL == "" {
 		c.PaddleAPIURL = PaddleSandboxURL
@@ -301,6 +322,9 @@ func (c *Config) fillDevDefaults() {
 	fill(&c.CheckoutSigningSecret, devCheckoutSecret)
 	fill(&c.EmailUnsubscribeSecret, devUnsubscribeSecret)
 	fill(&c.ErasureTombstoneKey, devErasureKey)
+	if c.CompanyLegalName == "" || isPlaceholderName(c.CompanyLegalName) {
+		c.CompanyLegalName = DevCompanyLegalName
+	}
 	// A worker key authenticates whoever holds it, so the dev key exists in development only (make run can
 	// report job outcomes with it); in test only a key the test sets works. A placeholder never does.
 	if len(c.WorkerAPIKeys) > 0 && isPlaceholder(c.WorkerAPIKeys[0]) {
@@ -354,6 +378,14 @@ func (c Config) Validate() error {
 	// The ledger bounds every spend's expires_in to 1s..24h (credits.MinExpiresIn/MaxExpiresIn), the default too.
 	if c.CreditsOrphanAfter < time.Second || c.CreditsOrphanAfter > 24*time.Hour {
 		return fieldErr("CREDITS_ORPHAN_AFTER", "must be between 1s and 24h")
+	}
+	if c.SentrySampleRate < 0 || c.SentrySampleRate > 1 {
+		return fieldErr("SENTRY_SAMPLE_RATE", "must be between 0 and 1 (the share of errors reported)")
+	}
+	if c.DisposableDomainsURL != "" {
+		if u, err := url.Parse(c.DisposableDomainsURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fieldErr("DISPOSABLE_DOMAINS_URL", "must be an absolute http(s) URL")
+		}
 	}
 	if c.Deployed() {
 		return c.Guard()

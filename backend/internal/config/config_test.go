@@ -62,6 +62,9 @@ func TestDevelopmentDefaults(t *testing.T) {
 	require.GreaterOrEqual(t, len(c.ErasureTombstoneKey), minHMACKeyLen)
 	require.Equal(t, "log", c.EmailDriver)
 	require.Equal(t, 15*time.Minute, c.CreditsOrphanAfter, "the default expires_in of a spend")
+	require.Equal(t, DevCompanyLegalName, c.CompanyLegalName, "the email footer has a name in development")
+	require.Equal(t, EnvDevelopment, c.SentryEnvironment)
+	require.Equal(t, 1.0, c.SentrySampleRate)
 }
 
 func TestDevelopmentAcceptsACopiedEnvExample(t *testing.T) {
@@ -122,6 +125,7 @@ func productionEnv() map[string]string {
 		"CORS_ORIGINS":             "https://app.example.com",
 		"PUBLIC_BASE_URL":          "https://api.example.com",
 		"METRICS_TOKEN":            strings.Repeat("m", 32),
+		"COMPANY_LEGAL_NAME":       "Example Software GmbH",
 	}
 }
 
@@ -191,6 +195,9 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"short second worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 40) + ",short"}, "WORKER_API_KEYS"},
 		{"placeholder worker key", map[string]string{"WORKER_API_KEYS": "change-me-worker-api-key-32-chars-minimum"}, "WORKER_API_KEYS"},
 		{"dev default worker key", map[string]string{"WORKER_API_KEYS": devWorkerAPIKey}, "WORKER_API_KEYS"},
+		{"no company legal name", map[string]string{"COMPANY_LEGAL_NAME": ""}, "COMPANY_LEGAL_NAME"},
+		{"company legal name still TBD", map[string]string{"COMPANY_LEGAL_NAME": "TBD"}, "COMPANY_LEGAL_NAME"},
+		{"placeholder company legal name", map[string]string{"COMPANY_LEGAL_NAME": "change-me-company-name"}, "COMPANY_LEGAL_NAME"},
 	}
 	for _, env := range []string{EnvProduction, EnvStaging} {
 		for _, tc := range cases {
@@ -261,6 +268,8 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 		"EMAIL_DRIVER": "pigeon", "SHUTDOWN_TIMEOUT": "soon", "DB_SIMPLE_PROTOCOL": "maybe",
 		"CLERK_AUTHORIZED_PARTIES": "http://localhost:3000/",
 		"CREDITS_ORPHAN_AFTER":     "25h",
+		"SENTRY_SAMPLE_RATE":       "1.5",
+		"DISPOSABLE_DOMAINS_URL":   "ftp://lists.example/domains.txt",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

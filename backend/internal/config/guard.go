@@ -60,6 +60,10 @@ func (c Config) Guard() error {
 	if err := c.guardEmail(); err != nil {
 		return err
 	}
+	// Every email's footer names the company (the original refuses its "TBD" sentinel the same way).
+	if c.CompanyLegalName == "" || isPlaceholderName(c.CompanyLegalName) {
+		return fieldErr("COMPANY_LEGAL_NAME", "is required in %s: the legal name of the company, shown in every email's footer", c.Env)
+	}
 	// /metrics exposes business volumes (ledger movements, deliveries per provider) and the pool's state.
 	if err := requireSecret("METRICS_TOKEN", single(c.MetricsToken)); err != nil {
 		return err
@@ -158,6 +162,11 @@ func isPlaceholder(v string) bool {
 	return v == devClerkWebhookSecret || v == devPaddleWebhookSecret
 }
 
+// isPlaceholderName is a placeholder in a non-secret text setting: a marker word, or TBD.
+func isPlaceholderName(v string) bool {
+	return isPlaceholder(v) || strings.EqualFold(strings.TrimSpace(v), "tbd")
+}
+
 func isLocalOrigin(origin string) bool {
 	u, err := url.Parse(origin)
 	if err != nil {
@@ -208,6 +217,11 @@ func (c Config) Redacted() []slog.Attr {
 		slog.String("public_base_url", c.PublicBaseURL),
 		slog.String("erasure_tombstone_key", mask(c.ErasureTombstoneKey)),
 		slog.String("worker_api_keys", maskList(c.WorkerAPIKeys)),
+		slog.String("company_legal_name", c.CompanyLegalName),
+		slog.String("disposable_domains_url", redactURL(c.DisposableDomainsURL)),
+		slog.String("sentry_dsn", mask(c.SentryDSN)),
+		slog.Float64("sentry_sample_rate", c.SentrySampleRate),
+		slog.String("sentry_environment", c.SentryEnvironment),
 	}
 }
 

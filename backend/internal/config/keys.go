@@ -58,4 +58,9 @@ var Keys = []Key{
 	{Name: "RATE_LIMIT_PER_MINUTE", Default: "120"},
 	{Name: "METRICS_TOKEN", Secret: true},
 	{Name: "TRUSTED_PROXIES"},
+	{Name: "COMPANY_LEGAL_NAME"},
+	{Name: "DISPOSABLE_DOMAINS_URL"},
+	{Name: "SENTRY_DSN", Secret: true},
+	{Name: "SENTRY_SAMPLE_RATE", Default: "1"},
+	{Name: "SENTRY_ENVIRONMENT"},
 }

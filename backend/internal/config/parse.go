@@ -34,6 +34,14 @@ func (p *parser) integer(name string) int {
 	return n
 }
 
+func (p *parser) float(name string) float64 {
+	f, err := strconv.ParseFloat(p.str(name), 64)
+	if err != nil {
+		p.fail(name, "must be a number")
+	}
+	return f
+}
+
 func (p *parser) boolean(name string) bool {
 	b, err := strconv.ParseBool(p.str(name))
 	if err != nil {

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -30,8 +31,13 @@ func Exec(ctx context.Context, gdb *gorm.DB, query string, args ...any) (int64, 
 // returned no row reports sql.ErrNoRows.
 func QueryRow(ctx context.Context, gdb *gorm.DB, query string, args []any, dest ...any) error {
 	begin := time.Now()
-	err := gdb.Statement.ConnPool.QueryRowContext(ctx, query, args...).Scan(dest...)
-	if err == sql.ErrNoRows {
+	var err error
+	if t, ok := gdb.Statement.ConnPool.(*pipelinedTx); ok {
+		err = t.queryRow(ctx, query, args, dest) // in the same round trip as what is held back
+	} else {
+		err = gdb.Statement.ConnPool.QueryRowContext(ctx, query, args...).Scan(dest...)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
 		return err // an answer, not a failure: not logged
 	}
 	gdb.Logger.Trace(ctx, begin, func() (string, int64) { return query, 1 }, err)

@@ -13,35 +13,53 @@ const (
 	TemplateSubscriptionCanceled = "subscription_canceled"
 	// TemplateOpsAlert tells the operators (ADMIN_EMAILS) about something only a person can resolve.
 	TemplateOpsAlert = "ops_alert"
+	// TemplateDeletionScheduled confirms an account deletion: the erasure date, and how to restore.
+	TemplateDeletionScheduled = "deletion_scheduled"
+	// TemplatePaymentFailed tells the user a renewal payment failed (subscription past_due).
+	TemplatePaymentFailed = "payment_failed"
 )
 
-type renderFunc func(data json.RawMessage) (subject, text, html string, err error)
+type renderFunc func(data json.RawMessage, f Footer) (subject, text, html string, err error)
 
 // decodeInto adapts a typed template to JSON-encoded data.
-func decodeInto[T any](render func(T) (string, string, string, error)) renderFunc {
-	return func(data json.RawMessage) (string, string, string, error) {
+func decodeInto[T any](t mailTemplate) renderFunc {
+	return func(data json.RawMessage, f Footer) (string, string, string, error) {
 		var d T
 		if err := json.Unmarshal(data, &d); err != nil {
 			return "", "", "", err
 		}
-		return render(d)
+		return t.renderWith(d, f)
 	}
 }
 
 var registry = map[string]renderFunc{
-	TemplateWelcome:              decodeInto(Welcome),
-	TemplateSubscriptionStarted:  decodeInto(SubscriptionStarted),
-	TemplateSubscriptionCanceled: decodeInto(SubscriptionCanceled),
-	TemplateOpsAlert:             decodeInto(OpsAlert),
+	TemplateWelcome:              decodeInto[WelcomeData](welcomeTmpl),
+	TemplateSubscriptionStarted:  decodeInto[SubscriptionStartedData](subscriptionStartedTmpl),
+	TemplateSubscriptionCanceled: decodeInto[SubscriptionCanceledData](subscriptionCanceledTmpl),
+	TemplateOpsAlert:             decodeInto[OpsAlertData](opsAlertTmpl),
+	TemplateDeletionScheduled:    decodeInto[DeletionScheduledData](deletionScheduledTmpl),
+	TemplatePaymentFailed:        decodeInto[PaymentFailedData](paymentFailedTmpl),
 }
 
-// Render builds the message for template from its JSON data; the caller sets To and IdempotencyKey.
+// Render builds the message for template from its JSON data, without a footer; the caller sets To and
+// IdempotencyKey. Renderer.Render adds the footer.
 func Render(template string, data json.RawMessage) (Message, error) {
-	r, ok := registry[template]
+	return Renderer{}.Render(template, data)
+}
+
+// Renderer renders templates with the deployment's footer (the email worker has one, built from the
+// configuration).
+type Renderer struct {
+	Footer Footer
+}
+
+// Render builds the message for template from its JSON data, footer included.
+func (r Renderer) Render(template string, data json.RawMessage) (Message, error) {
+	render, ok := registry[template]
 	if !ok {
 		return Message{}, fmt.Errorf("unknown email template %q", template)
 	}
-	subject, text, html, err := r(data)
+	subject, text, html, err := render(data, r.Footer)
 	if err != nil {
 		return Message{}, fmt.Errorf("render %s: %w", template, err)
 	}

@@ -19,6 +19,9 @@ var (
 	templateFuncs = map[string]any{
 		// Dates are shown in UTC: a job renders the mail, and the worker's local zone means nothing to the user.
 		"date": func(t time.Time) string { return t.UTC().Format("2 January 2006") },
+		// The footer's values are bound per render (see render); these stand-ins only let the files parse.
+		"companyLegalName": func() string { return "" },
+		"unsubscribeURL":   func() string { return "" },
 	}
 	// Parsed once at package load: the files are embedded, so a parse error is a build defect, and the tests
 	// fail on it long before a send could.
@@ -26,7 +29,32 @@ var (
 	subscriptionStartedTmpl  = mustParse("subscription_started")
 	subscriptionCanceledTmpl = mustParse("subscription_canceled")
 	opsAlertTmpl             = mustParse("ops_alert")
+	deletionScheduledTmpl    = mustParse("deletion_scheduled")
+	paymentFailedTmpl        = mustParse("payment_failed")
 )
+
+// Footer is what every email ends with: the legal name of the company (COMPANY_LEGAL_NAME) and, for
+// marketing mail, the unsubscribe link. It comes from the sender's configuration at render time, not from
+// the job's data, so a queued job renders with the current name. Zero fields are left out.
+type Footer struct {
+	CompanyLegalName string
+	UnsubscribeURL   string
+}
+
+// text is the plain-text footer, after a signature separator.
+func (f Footer) text() string {
+	var b strings.Builder
+	if f.CompanyLegalName != "" || f.UnsubscribeURL != "" {
+		b.WriteString("\n-- \n")
+	}
+	if f.CompanyLegalName != "" {
+		b.WriteString(f.CompanyLegalName + "\n")
+	}
+	if f.UnsubscribeURL != "" {
+		b.WriteString("Unsubscribe: " + f.UnsubscribeURL + "\n")
+	}
+	return b.String()
+}
 
 type mailTemplate struct {
 	text *texttemplate.Template
@@ -43,6 +71,20 @@ func mustParse(name string) mailTemplate {
 }
 
 func (t mailTemplate) render(data any) (subject, text, html string, err error) {
+	return t.renderWith(data, Footer{})
+}
+
+// renderWith renders with footer f. The parsed html template is never executed itself: each render
+// executes a clone whose footer functions return f's values (html/template escapes them in context).
+func (t mailTemplate) renderWith(data any, f Footer) (subject, text, html string, err error) {
+	page, err := t.html.Clone()
+	if err != nil {
+		return "", "", "", err
+	}
+	page.Funcs(map[string]any{
+		"companyLegalName": func() string { return f.CompanyLegalName },
+		"unsubscribeURL":   func() string { return f.UnsubscribeURL },
+	})
 	var b strings.Builder
 	if err := t.text.ExecuteTemplate(&b, "subject", data); err != nil {
 		return "", "", "", err
@@ -53,9 +95,9 @@ func (t mailTemplate) render(data any) (subject, text, html string, err error) {
 	if err := t.text.ExecuteTemplate(&b, "text", data); err != nil {
 		return "", "", "", err
 	}
-	text = b.String()
+	text = b.String() + f.text()
 	b.Reset()
-	if err := t.html.ExecuteTemplate(&b, "layout.html.tmpl", data); err != nil {
+	if err := page.ExecuteTemplate(&b, "layout.html.tmpl", data); err != nil {
 		return "", "", "", err
 	}
 	return subject, text, b.String(), nil
@@ -108,6 +150,32 @@ type Fact struct{ Name, Value string }
 // OpsAlert renders an operators' alert.
 func OpsAlert(d OpsAlertData) (subject, text, html string, err error) {
 	return opsAlertTmpl.render(d)
+}
+
+// DeletionScheduledData fills the mail sent when a user deletes their account.
+type DeletionScheduledData struct {
+	Email, AppName string
+	// HardDeleteAfter is when the account is erased for good unless the user signs in before.
+	HardDeleteAfter time.Time
+	// SignInURL is where signing in again restores the account.
+	SignInURL string
+}
+
+// DeletionScheduled renders the mail sent when a user deletes their account.
+func DeletionScheduled(d DeletionScheduledData) (subject, text, html string, err error) {
+	return deletionScheduledTmpl.render(d)
+}
+
+// PaymentFailedData fills the mail sent when a renewal payment fails (the subscription is past_due).
+type PaymentFailedData struct {
+	Email, AppName, Tier string
+	// ManageURL is where the user updates their payment method.
+	ManageURL string
+}
+
+// PaymentFailed renders the mail sent when a renewal payment fails.
+func PaymentFailed(d PaymentFailedData) (subject, text, html string, err error) {
+	return paymentFailedTmpl.render(d)
 }
 
 // WithUnsubscribe returns m with the RFC 8058 one-click unsubscribe headers that marketing mail must carry:

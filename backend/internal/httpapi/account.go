@@ -29,6 +29,8 @@ var accountErrors = []sentinel{
 	{account.ErrFieldNotAllowed, http.StatusUnprocessableEntity, "validation_failed", "these fields cannot be changed"},
 	{account.ErrInvalidField, http.StatusUnprocessableEntity, "validation_failed", "invalid value for these fields"},
 	{account.ErrBadUnsubscribeToken, http.StatusUnauthorized, "unauthorized", "invalid unsubscribe link"},
+	// 400, not PATCH /me's 422: the issue asks for it, and a tracking snippet's bad field is a client bug.
+	{account.ErrInvalidAttribution, http.StatusBadRequest, "bad_request", "invalid signup metadata"},
 }
 
 type consentView struct {
@@ -123,15 +125,52 @@ func (h *accountHandler) consent(c echo.Context) error {
 }
 
 type exportUser struct {
-	ID          uuid.UUID   `json:"id"`
-	ClerkUserID string      `json:"clerk_user_id"`
-	Email       string      `json:"email"`
-	DisplayName *string     `json:"display_name"`
-	Locale      *string     `json:"locale"`
-	Tier        string      `json:"tier"`
-	Consent     consentView `json:"consent"`
-	CreatedAt   time.Time   `json:"created_at"`
-	UpdatedAt   time.Time   `json:"updated_at"`
+	ID              uuid.UUID          `json:"id"`
+	ClerkUserID     string             `json:"clerk_user_id"`
+	Email           string             `json:"email"`
+	DisplayName     *string            `json:"display_name"`
+	Locale          *string            `json:"locale"`
+	Tier            string             `json:"tier"`
+	Consent         consentView        `json:"consent"`
+	SignupMetadata  signupMetadataView `json:"signup_metadata"`
+	DisposableEmail bool               `json:"disposable_email"`
+	CreatedAt       time.Time          `json:"created_at"`
+	UpdatedAt       time.Time          `json:"updated_at"`
+}
+
+// signupMetadataView is the first-touch attribution; every field null until it is recorded.
+type signupMetadataView struct {
+	UTMSource   *string    `json:"utm_source"`
+	UTMMedium   *string    `json:"utm_medium"`
+	UTMCampaign *string    `json:"utm_campaign"`
+	UTMTerm     *string    `json:"utm_term"`
+	UTMContent  *string    `json:"utm_content"`
+	Referrer    *string    `json:"referrer"`
+	LandingPage *string    `json:"landing_page"`
+	RecordedAt  *time.Time `json:"recorded_at"`
+}
+
+func toSignupMetadataView(u models.User) signupMetadataView {
+	return signupMetadataView{UTMSource: u.SignupUTMSource, UTMMedium: u.SignupUTMMedium, UTMCampaign: u.SignupUTMCampaign,
+		UTMTerm: u.SignupUTMTerm, UTMContent: u.SignupUTMContent, Referrer: u.SignupReferrer,
+		LandingPage: u.SignupLandingPage, RecordedAt: u.SignupMetadataAt}
+}
+
+type signupMetadataResponse struct {
+	Recorded bool `json:"recorded"`
+}
+
+// signupMetadata records the first-touch attribution; only the first call of a user writes.
+func (h *accountHandler) signupMetadata(c echo.Context) error {
+	var fields map[string]json.RawMessage
+	if err := bind(c, &fields); err != nil {
+		return err
+	}
+	recorded, err := h.accounts.RecordSignupMetadata(c.Request().Context(), actorOf(c), fields)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, signupMetadataResponse{Recorded: recorded})
 }
 
 type exportSubscription struct {
@@ -159,7 +198,15 @@ type exportResponse struct {
 	User               exportUser           `json:"user"`
 	Subscriptions      []exportSubscription `json:"subscriptions"`
 	CreditTransactions []movementView       `json:"credit_transactions"`
+	Feedback           []exportFeedback     `json:"feedback"`
 	AuditLogs          []exportAudit        `json:"audit_logs"`
+}
+
+type exportFeedback struct {
+	Message   string    `json:"message"`
+	Page      *string   `json:"page"`
+	Rating    *int      `json:"rating"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 func (h *accountHandler) export(c echo.Context) error {
@@ -174,10 +221,15 @@ func toExportResponse(x account.Export) exportResponse {
 	u := x.User
 	out := exportResponse{ExportedAt: x.ExportedAt, User: exportUser{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email,
 		DisplayName: u.DisplayName, Locale: u.Locale, Tier: u.CurrentTier, Consent: toConsentView(u),
+		SignupMetadata: toSignupMetadataView(u), DisposableEmail: u.DisposableEmail,
 		CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt},
 		Subscriptions:      make([]exportSubscription, 0, len(x.Subscriptions)),
 		CreditTransactions: make([]movementView, 0, len(x.Ledger)),
+		Feedback:           make([]exportFeedback, 0, len(x.Feedback)),
 		AuditLogs:          make([]exportAudit, 0, len(x.Audit))}
+	for _, f := range x.Feedback {
+		out.Feedback = append(out.Feedback, exportFeedback{Message: f.Message, Page: f.Page, Rating: f.Rating, CreatedAt: f.CreatedAt})
+	}
 	for _, s := range x.Subscriptions {
 		out.Subscriptions = append(out.Subscriptions, exportSubscription{subscriptionView: *toSubscriptionView(s),
 			PaddleCustomerID: s.PaddleCustomerID, PaddlePriceID: s.PaddlePriceID, CurrentPeriodStart: s.CurrentPeriodStart,

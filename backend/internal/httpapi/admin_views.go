@@ -26,16 +26,20 @@ type adminUserView struct {
 	MarketingConsentGiven  bool       `json:"marketing_consent_given"`
 	MarketingConsentAt     *time.Time `json:"marketing_consent_at"`
 	MarketingConsentSource *string    `json:"marketing_consent_source"`
-	DeletedAt              *time.Time `json:"deleted_at"`
-	CreatedAt              time.Time  `json:"created_at"`
-	UpdatedAt              time.Time  `json:"updated_at"`
+	// DisposableEmail: signed up with an address on the disposable-email blocklist (no signup credits).
+	DisposableEmail bool               `json:"disposable_email"`
+	SignupMetadata  signupMetadataView `json:"signup_metadata"`
+	DeletedAt       *time.Time         `json:"deleted_at"`
+	CreatedAt       time.Time          `json:"created_at"`
+	UpdatedAt       time.Time          `json:"updated_at"`
 }
 
 func toAdminUserView(u models.User) adminUserView {
 	return adminUserView{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, EmailVerified: u.EmailVerified,
 		PaddleCustomerID: u.PaddleCustomerID, DisplayName: u.DisplayName, Locale: u.Locale,
 		CurrentTier: u.CurrentTier, MarketingConsentGiven: u.MarketingConsentGiven, MarketingConsentAt: u.MarketingConsentAt,
-		MarketingConsentSource: u.MarketingConsentSource, DeletedAt: u.DeletedAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+		MarketingConsentSource: u.MarketingConsentSource, DisposableEmail: u.DisposableEmail,
+		SignupMetadata: toSignupMetadataView(u), DeletedAt: u.DeletedAt, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 }
 
 // adminSubscriptionView is the user's own subscription view plus the Paddle ids and bookkeeping times.

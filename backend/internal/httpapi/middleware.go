@@ -3,15 +3,11 @@ package httpapi
 import (
 	"crypto/subtle"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 )
 
 // Log attribute keys, shared so every line spells them the same way.
@@ -87,29 +83,6 @@ func requestLogger(log *slog.Logger) echo.MiddlewareFunc {
 // requestLog returns the logger for this request, tagged with its request id.
 func requestLog(c echo.Context, log *slog.Logger) *slog.Logger {
 	return log.With(keyRequestID, c.Response().Header().Get(echo.HeaderXRequestID))
-}
-
-// rateLimit gives each authenticated user perMinute requests a minute (a token bucket with that burst),
-// answering 429 with Retry-After beyond. The store is per process: with N instances behind a balancer a
-// user gets up to N times the budget, which is the usual trade for no shared state on the hot path.
-func rateLimit(perMinute int) echo.MiddlewareFunc {
-	if perMinute <= 0 {
-		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
-	}
-	retryAfter := strconv.Itoa(int(math.Ceil(60 / float64(perMinute))))
-	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate: rate.Limit(float64(perMinute) / 60), Burst: perMinute, ExpiresIn: 3 * time.Minute,
-	})
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: store,
-		IdentifierExtractor: func(c echo.Context) (string, error) {
-			return currentUser(c).ID.String(), nil
-		},
-		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			c.Response().Header().Set("Retry-After", retryAfter)
-			return NewError(http.StatusTooManyRequests, "rate_limited", "too many requests; retry later")
-		},
-	})
 }
 
 // bearerToken requires "Authorization: Bearer <token>" when token is set (for /metrics).

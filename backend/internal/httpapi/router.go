@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/getsentry/sentry-go"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -17,6 +18,8 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
+	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
+	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
 // Config is what the HTTP layer needs from the service configuration.
@@ -25,8 +28,10 @@ type Config struct {
 	// AdminEmails (verified addresses) and AdminClerkUserIDs may use /api/v1/admin.
 	AdminEmails       []string
 	AdminClerkUserIDs []string
-	// RateLimitPerMinute is each user's API budget; 0 disables the limiter.
+	// RateLimitPerMinute is each user's API budget for tiers without their own; 0: no limit for them.
 	RateLimitPerMinute int
+	// TierRateLimit is a tier's own per-minute budget (the tiers file's rate_limit_per_minute), 0 for none.
+	TierRateLimit func(tier string) int
 	// MetricsToken, when set, is required as a bearer token on /metrics.
 	MetricsToken string
 	CORSOrigins  []string
@@ -55,9 +60,15 @@ type Deps struct {
 	Billing  *billing.Service
 	Credits  *credits.Service
 	Admin    *admin.Service
+	Feedback *feedback.Service
 	// Metrics serves /metrics (nil: no route).
 	Metrics http.Handler
+	// Sentry receives unexpected errors and panics (nil: reporting off; see NewSentry).
+	Sentry *sentry.Hub
 }
+
+// gzipMinLength is the smallest API response worth compressing (bytes).
+const gzipMinLength = 1024
 
 // New builds the Echo instance with every route the service serves.
 func New(cfg Config, deps Deps) *echo.Echo {
@@ -73,6 +84,9 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	e.Pre(securityHeaders(cfg.HSTS))
 	e.Pre(middleware.RequestIDWithConfig(middleware.RequestIDConfig{TargetHeader: echo.HeaderXRequestID}))
 	e.Use(requestLogger(deps.Log))
+	if deps.Sentry != nil {
+		e.Use(sentryMiddleware(deps.Sentry)...)
+	}
 	e.Use(middleware.Recover())
 	if len(cfg.CORSOrigins) > 0 {
 		// Deny by default: with no CORS_ORIGINS no Access-Control-Allow-Origin is ever sent (Echo's CORS
@@ -105,9 +119,12 @@ func New(cfg Config, deps Deps) *echo.Echo {
 
 	// Everything under /api/v1 is bounded by HTTP_MAX_BODY_BYTES (413 beyond). Webhook routes read their
 	// raw body with their own bound, since they must verify the exact bytes before parsing.
-	api := e.Group("/api/v1", middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)))
+	// API responses are gzipped for clients that ask (lists and exports shrink several times); below 1 KiB
+	// it is not worth it. Webhook answers are tiny, and /metrics compresses on its own.
+	api := e.Group("/api/v1", middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)),
+		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: gzipMinLength}))
 	// One instance of each, so a user's budget is the same whichever route spends it.
-	session, limit := requireUser(deps.Sessions, deps.Accounts), rateLimit(cfg.RateLimitPerMinute)
+	session, limit := requireUser(deps.Sessions, deps.Accounts), rateLimit(cfg.RateLimitPerMinute, cfg.TierRateLimit)
 	authed := api.Group("", session, limit)
 	workers := newWorkerKeys(cfg.WorkerAPIKeys)
 
@@ -126,6 +143,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	authed.DELETE("/account/me", a.deleteMe)
 	authed.GET("/account/me/export", a.export)
 	authed.POST("/account/me/consent", a.consent)
+	authed.POST("/account/me/signup-metadata", a.signupMetadata)
 	// Public: the token in the query is the authentication. GET only shows a confirmation page (link
 	// scanners follow GETs); POST acts (RFC 8058 one-click, or the page's button). See unsubscribe.go.
 	api.GET("/email/unsubscribe", a.confirmUnsubscribe)
@@ -136,6 +154,10 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	api.POST("/credits/spend", cr.spend, workerOrSession(workers, session, limit))
 	api.POST("/credits/jobs/:job_id/complete", cr.complete, requireWorker(workers))
 	api.POST("/credits/jobs/:job_id/fail", cr.fail, requireWorker(workers))
+
+	fb := &feedbackHandler{feedback: deps.Feedback}
+	authed.POST("/feedback", fb.submit, middleware.BodyLimit(feedbackMaxBody),
+		limitUsers(newLimiter(time.Hour), func(models.User) int { return feedbackPerHour }))
 
 	ad := &adminHandler{admin: deps.Admin, ids: cfg.AdminClerkUserIDs}
 	for _, a := range cfg.AdminEmails {
@@ -151,6 +173,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.GET("/webhook-events/:id", ad.webhookEvent)
 	admins.POST("/webhook-events/:id/replay", ad.replay)
 	admins.GET("/stats", ad.stats)
+	admins.GET("/feedback", ad.feedback)
 
 	if deps.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(deps.Metrics), bearerToken(cfg.MetricsToken))

@@ -35,12 +35,13 @@ func (EmailArgs) InsertOpts() river.InsertOpts {
 // lets Resend drop the repeat.
 type EmailWorker struct {
 	river.WorkerDefaults[EmailArgs]
-	sender email.Sender
+	sender   email.Sender
+	renderer email.Renderer
 }
 
-// NewEmailWorker builds the worker.
-func NewEmailWorker(sender email.Sender) *EmailWorker {
-	return &EmailWorker{sender: sender}
+// NewEmailWorker builds the worker; renderer carries the deployment's footer (COMPANY_LEGAL_NAME).
+func NewEmailWorker(sender email.Sender, renderer email.Renderer) *EmailWorker {
+	return &EmailWorker{sender: sender, renderer: renderer}
 }
 
 // Timeout bounds one send attempt.
@@ -49,7 +50,7 @@ func (w *EmailWorker) Timeout(*river.Job[EmailArgs]) time.Duration { return 30 *
 // Work renders and sends. Errors that can never succeed (unknown template, an address the provider
 // refuses) cancel the job instead of retrying it for a day.
 func (w *EmailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
-	msg, err := email.Render(job.Args.Template, job.Args.Data)
+	msg, err := w.renderer.Render(job.Args.Template, job.Args.Data)
 	if err != nil {
 		return river.JobCancel(err)
 	}

@@ -63,7 +63,8 @@ func (q *Queue) InsertTx(ctx context.Context, tx *gorm.DB, args river.JobArgs) e
 	}
 	queue := cmp.Or(opts.Queue, river.QueueDefault)
 	// The args go as text: under DB_SIMPLE_PROTOCOL pgx would inline []byte as a bytea literal.
-	_, err = db.Exec(ctx, tx, insertSQL, string(encoded), args.Kind(), cmp.Or(opts.MaxAttempts, river.MaxAttemptsDefault),
+	// ExecLater: nothing reads the job back in the transaction (see db.Pipelined).
+	err = db.ExecLater(ctx, tx, insertSQL, string(encoded), args.Kind(), cmp.Or(opts.MaxAttempts, river.MaxAttemptsDefault),
 		cmp.Or(opts.Priority, river.PriorityDefault), queue, q.shouldNotify(queue))
 	if err != nil {
 		return fmt.Errorf("enqueue %s: %w", args.Kind(), err)

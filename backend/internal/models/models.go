@@ -46,9 +46,22 @@ type User struct {
 	ClerkSyncedAt          *time.Time
 	DisplayName            *string
 	Locale                 *string
-	DeletedAt              *time.Time
-	CreatedAt              time.Time
-	UpdatedAt              time.Time
+	// The first-touch attribution (POST /account/me/signup-metadata); SignupMetadataAt is when it was recorded.
+	SignupUTMSource   *string `gorm:"column:signup_utm_source"`
+	SignupUTMMedium   *string `gorm:"column:signup_utm_medium"`
+	SignupUTMCampaign *string `gorm:"column:signup_utm_campaign"`
+	SignupUTMTerm     *string `gorm:"column:signup_utm_term"`
+	SignupUTMContent  *string `gorm:"column:signup_utm_content"`
+	SignupReferrer    *string
+	SignupLandingPage *string
+	SignupMetadataAt  *time.Time
+	// SignupCompletedAt is when user.created ran the sign-up hooks (once per user).
+	SignupCompletedAt *time.Time
+	// DisposableEmail: the verified address was on the disposable-email blocklist at sign-up (no signup credits).
+	DisposableEmail bool
+	DeletedAt       *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // Subscription mirrors one Paddle subscription.
@@ -124,3 +137,16 @@ type AuditLog struct {
 	IP           *string         `gorm:"type:inet"`
 	CreatedAt    time.Time       `gorm:"default:now()"`
 }
+
+// Feedback is one in-app feedback message; UserID is nil once its author was erased.
+type Feedback struct {
+	ID        uuid.UUID  `gorm:"type:uuid;default:gen_random_uuid()"`
+	UserID    *uuid.UUID `gorm:"type:uuid"`
+	Message   string
+	Page      *string
+	Rating    *int
+	CreatedAt time.Time `gorm:"default:now()"`
+}
+
+// TableName keeps GORM from pluralising feedback.
+func (Feedback) TableName() string { return "feedback" }

@@ -57,7 +57,9 @@ type Result struct {
 
 // Pipeline ingests deliveries for a fixed set of providers.
 type Pipeline struct {
-	db        *gorm.DB
+	db *gorm.DB
+	// txdb is db whose transactions pipeline their statements (db.Pipelined): deliveries run on it.
+	txdb      *gorm.DB
 	log       *slog.Logger
 	now       func() time.Time
 	providers map[string]*Provider
@@ -84,7 +86,7 @@ func New(d Deps, providers ...*Provider) *Pipeline {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	p := &Pipeline{db: d.DB, log: d.Log, now: d.Now, observer: d.Observer, providers: map[string]*Provider{}}
+	p := &Pipeline{db: d.DB, txdb: db.Pipelined(d.DB), log: d.Log, now: d.Now, observer: d.Observer, providers: map[string]*Provider{}}
 	for _, pr := range providers {
 		p.providers[pr.Name] = pr
 	}
@@ -182,7 +184,7 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, d delivery) (Res
 		return res, nil
 	}
 	var handlerErr error
-	err := p.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := p.txdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		status, err := claimAndArchive(ctx, tx, d, intended)
 		if err != nil {
 			return err
@@ -195,6 +197,11 @@ func (p *Pipeline) process(ctx context.Context, prov *Provider, d delivery) (Res
 		handlerErr = runHandler(ctx, tx, h, ev)
 		return handlerErr
 	})
+	if handlerErr == nil && err != nil && res.Status == StatusProcessed && permanent(err) {
+		// A write the handler had held back (db.ExecLater) failed on its data at COMMIT: that is the
+		// handler failing on this payload.
+		handlerErr = err
+	}
 	if handlerErr != nil {
 		// The handler's transaction rolled back whole; whatever err says beyond handlerErr (a failed
 		// rollback) only means the connection is gone, which recordFailure will find out too.
@@ -268,7 +275,7 @@ func runHandler(ctx context.Context, tx *gorm.DB, h Handler, ev Event) (err erro
 // has rolled back everything, so the archive row holds the detail and no claim exists (the provider's
 // retry, or an operator's replay, processes the event afresh).
 func (p *Pipeline) recordFailure(ctx context.Context, d delivery, msg string) error {
-	return p.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return p.txdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := archive(ctx, tx, d, StatusFailed, &msg); err != nil {
 			return err
 		}
