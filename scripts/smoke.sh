@@ -27,6 +27,20 @@ try_it() {
   out=$(curl -fsS -H "Authorization: Bearer $token" "$base/api/v1/billing/credits")
   grep -q '"balance":1000' <<<"$out" || { echo "smoke: credits after the replay: $out" >&2; exit 1; }
   echo "smoke: try-it: dev token, /me, a triggered subscription's 1000 credits, the replay a duplicate"
+  bin/fabrica seed --url "$base" >/dev/null
+  out=$(bin/fabrica seed --url "$base")
+  if grep -v '^seeded: ' <<<"$out" | grep -qv 'already'; then echo "smoke: the second seed sent something: $out" >&2; exit 1; fi
+  admin=$(bin/fabrica dev token --admin)
+  out=$(curl -fsS -H "Authorization: Bearer $admin" "$base/api/v1/admin/webhook-events?status=failed")
+  grep -q '"event_id":"evt_seed_unknown_price"' <<<"$out" || { echo "smoke: seed's failed delivery: $out" >&2; exit 1; }
+  out=$(curl -fsS -H "Authorization: Bearer $admin" "$base/api/v1/admin/users?query=fabrica.test")
+  grep -q '"email":"canceled@fabrica.test"' <<<"$out" || { echo "smoke: seed's users: $out" >&2; exit 1; }
+  # Captured first: grep -q closing the pipe early would fail curl under pipefail.
+  out=$(curl -fsS "$base/openapi.yaml")
+  grep -q '^openapi: 3.1.0' <<<"$out" || { echo "smoke: /openapi.yaml" >&2; exit 1; }
+  out=$(curl -fsS "$base/docs")
+  grep -q 'swagger-ui-bundle.js' <<<"$out" || { echo "smoke: /docs: $out" >&2; exit 1; }
+  echo "smoke: try-it: seed twice (the second changes nothing), its failed delivery and users; /openapi.yaml, /docs"
 }
 
 serve_once() {

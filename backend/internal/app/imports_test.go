@@ -59,7 +59,8 @@ func TestImportRules(t *testing.T) {
 		module + "internal/config":               {"internal/app", "cmd/fabrica", "cmd/loadgen"},
 		module + "internal/app":                  {"cmd/fabrica"},
 		module + "internal/devauth":              {"internal/app", "cmd/fabrica"},
-		module + "internal/trigger":              {"cmd/fabrica"},
+		module + "internal/trigger":              {"cmd/fabrica", "internal/seed"},
+		module + "internal/seed":                 {"cmd/fabrica"},
 		module + "internal/catchup":              {"internal/app", "cmd/fabrica"},
 		// The embedded OpenAPI document and viewer: served by the HTTP edge, read by the spec checker.
 		"github.com/fabrica-saas/fabrica/docs": {"internal/httpapi", "internal/apispec"},

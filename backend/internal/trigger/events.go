@@ -42,7 +42,10 @@ type Spec struct {
 	Provider, Event string
 	User, Email     string
 	Tier            string
-	Subscription    string
+	// Price replaces the tier's first price on the plan item (and in the checkout signature); a price no tier
+	// lists makes the delivery fail, as a real one would (fabrica seed's failed delivery).
+	Price        string
+	Subscription string
 	// EventID is the idempotency key (Paddle event_id, Clerk svix-id); "" = a new one per call.
 	EventID string
 	// At is when the event occurred; zero = now.

@@ -35,6 +35,9 @@ func (b *Builder) paddle(s Spec) (Delivery, error) {
 		id = "evt_" + randomID(26)
 	}
 	price := tier.PaddlePriceIDs[0]
+	if s.Price != "" {
+		price = s.Price
+	}
 	start := time.Date(s.At.Year(), s.At.Month(), 1, 0, 0, 0, 0, time.UTC)
 	p := paddleSub{spec: s, price: price, tier: tier.Name, start: start, end: start.AddDate(0, 1, 0),
 		customer: "ctm_" + strings.TrimPrefix(s.User, "user_"), txn: "txn_" + strings.TrimPrefix(s.Subscription, "sub_"),

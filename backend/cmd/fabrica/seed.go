@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/config"
+	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
+	"github.com/fabrica-saas/fabrica/backend/internal/seed"
+)
+
+// cmdSeed is `fabrica seed [--url URL]`: demo data in a development server's database, through signed
+// webhooks and API calls with dev sessions and the worker key. Running it again changes nothing.
+func cmdSeed(ctx context.Context, env *environment, args []string) error {
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	url := fs.String("url", "", "server base URL (default http://localhost:$PORT)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := toolConfig(env)
+	if err != nil {
+		return err
+	}
+	// Demo users in a real database are a development convenience; elsewhere nothing would trust the dev
+	// sessions it signs anyway.
+	if cfg.Env != config.EnvDevelopment {
+		return fmt.Errorf("seed: only in development (APP_ENV=%s): it writes demo users through dev sessions", cfg.Env)
+	}
+	switch {
+	case len(cfg.AdminEmails) == 0:
+		return errors.New("seed: ADMIN_EMAILS is empty: seed reads the webhook archive through the admin API")
+	case len(cfg.WorkerAPIKeys) == 0:
+		return errors.New("seed: WORKER_API_KEYS is empty: a worker key reports the demo jobs' outcomes")
+	}
+	events, err := newBuilder(cfg)
+	if err != nil {
+		return err
+	}
+	key, err := devauth.LoadOrCreateKey(cfg.DevSessionKeyFile)
+	if err != nil {
+		return err
+	}
+	session := func(clerkID, email string) (string, error) {
+		return devauth.Token(key, devauth.Claims{UserID: clerkID, Email: email, TTL: 10 * time.Minute}, time.Now())
+	}
+	admin, err := session(devauth.DefaultAdminUserID, cfg.AdminEmails[0])
+	if err != nil {
+		return err
+	}
+	if *url == "" {
+		*url = "http://localhost:" + strconv.Itoa(cfg.Port)
+	}
+	return seed.Run(ctx, seed.Config{URL: *url, Client: &http.Client{}, Events: events, Session: session, Admin: admin,
+		WorkerKey: cfg.WorkerAPIKeys[0], Out: env.stdout})
+}
