@@ -2,7 +2,10 @@ package email
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // Template names: an email job stores the name and the template's data, and the worker renders at send
@@ -13,7 +16,18 @@ const (
 	TemplateSubscriptionCanceled = "subscription_canceled"
 	// TemplateOpsAlert tells the operators (ADMIN_EMAILS) about something only a person can resolve.
 	TemplateOpsAlert = "ops_alert"
+	// TemplateAnnouncement is the generic broadcast: a subject and a Markdown body (BroadcastData).
+	TemplateAnnouncement = "announcement"
 )
+
+// ErrUnknownTemplate means no template has the name.
+var ErrUnknownTemplate = errors.New("unknown email template")
+
+// broadcastTemplates are the templates a broadcast run may name: each renders a BroadcastData.
+var broadcastTemplates = map[string]bool{TemplateAnnouncement: true}
+
+// IsBroadcastTemplate reports whether a broadcast may use the template.
+func IsBroadcastTemplate(name string) bool { return broadcastTemplates[name] }
 
 type renderFunc func(data json.RawMessage) (subject, text, html string, err error)
 
@@ -33,13 +47,14 @@ var registry = map[string]renderFunc{
 	TemplateSubscriptionStarted:  decodeInto(SubscriptionStarted),
 	TemplateSubscriptionCanceled: decodeInto(SubscriptionCanceled),
 	TemplateOpsAlert:             decodeInto(OpsAlert),
+	TemplateAnnouncement:         decodeInto(Announcement),
 }
 
 // Render builds the message for template from its JSON data; the caller sets To and IdempotencyKey.
 func Render(template string, data json.RawMessage) (Message, error) {
 	r, ok := registry[template]
 	if !ok {
-		return Message{}, fmt.Errorf("unknown email template %q", template)
+		return Message{}, fmt.Errorf("%w %q", ErrUnknownTemplate, template)
 	}
 	subject, text, html, err := r(data)
 	if err != nil {
@@ -47,3 +62,6 @@ func Render(template string, data json.RawMessage) (Message, error) {
 	}
 	return Message{Subject: subject, Text: text, HTML: html}, nil
 }
+
+// Templates lists every template name, sorted.
+func Templates() []string { return slices.Sorted(maps.Keys(registry)) }

@@ -26,6 +26,7 @@ var (
 	subscriptionStartedTmpl  = mustParse("subscription_started")
 	subscriptionCanceledTmpl = mustParse("subscription_canceled")
 	opsAlertTmpl             = mustParse("ops_alert")
+	announcementTmpl         = mustParse("announcement")
 )
 
 type mailTemplate struct {
@@ -108,6 +109,32 @@ type Fact struct{ Name, Value string }
 // OpsAlert renders an operators' alert.
 func OpsAlert(d OpsAlertData) (subject, text, html string, err error) {
 	return opsAlertTmpl.render(d)
+}
+
+// BroadcastData fills a broadcast template (IsBroadcastTemplate): the run's subject and Markdown body.
+type BroadcastData struct {
+	AppName      string
+	Subject      string
+	BodyMarkdown string
+	// UnsubscribeURL, set on mail sent on the strength of marketing consent, adds the unsubscribe footer.
+	UnsubscribeURL string
+}
+
+// broadcastView is what the broadcast templates see: the body rendered both ways.
+type broadcastView struct {
+	BroadcastData
+	BodyHTML htmltemplate.HTML
+	BodyText string
+}
+
+// Announcement renders the generic broadcast: the subject as its heading and the Markdown body, inside
+// the layout. Raw HTML in the Markdown is dropped (see markdownHTML).
+func Announcement(d BroadcastData) (subject, text, html string, err error) {
+	body, err := markdownHTML(d.BodyMarkdown)
+	if err != nil {
+		return "", "", "", err
+	}
+	return announcementTmpl.render(broadcastView{BroadcastData: d, BodyHTML: body, BodyText: markdownText(d.BodyMarkdown)})
 }
 
 // WithUnsubscribe returns m with the RFC 8058 one-click unsubscribe headers that marketing mail must carry:

@@ -46,9 +46,11 @@ type User struct {
 	ClerkSyncedAt          *time.Time
 	DisplayName            *string
 	Locale                 *string
-	DeletedAt              *time.Time
-	CreatedAt              time.Time
-	UpdatedAt              time.Time
+	// LastSeenAt is the last authenticated request, written at most once an hour.
+	LastSeenAt *time.Time
+	DeletedAt  *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Subscription mirrors one Paddle subscription.
@@ -123,4 +125,33 @@ type AuditLog struct {
 	Details      json.RawMessage `gorm:"type:jsonb"`
 	IP           *string         `gorm:"type:inet"`
 	CreatedAt    time.Time       `gorm:"default:now()"`
+}
+
+// BroadcastRun is one admin-composed broadcast and its lifecycle.
+type BroadcastRun struct {
+	ID            uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
+	Template      string
+	Subject       string
+	BodyMarkdown  string
+	Audience      json.RawMessage `gorm:"type:jsonb"`
+	Kind          string
+	BypassConsent bool
+	Status        string `gorm:"default:queued"`
+	CreatedBy     string
+	CreatedAt     time.Time `gorm:"default:now()"`
+	StartedAt     *time.Time
+	DispatchedAt  *time.Time
+	FinishedAt    *time.Time
+}
+
+// BroadcastRecipient is one recipient of a broadcast run; UserID is nil once the user is erased.
+type BroadcastRecipient struct {
+	ID         uuid.UUID  `gorm:"type:uuid;default:gen_random_uuid()"`
+	RunID      uuid.UUID  `gorm:"type:uuid"`
+	UserID     *uuid.UUID `gorm:"type:uuid"`
+	Status     string
+	Reason     *string
+	CreatedAt  time.Time
+	SentAt     *time.Time
+	FinishedAt *time.Time
 }
