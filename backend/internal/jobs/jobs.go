@@ -34,14 +34,23 @@ var errNoTx = errors.New("jobs: enqueue needs the caller's transaction")
 
 // InsertTx inserts args as a job in tx's transaction.
 func (q *Queue) InsertTx(ctx context.Context, tx *gorm.DB, args river.JobArgs) error {
-	sqlTx, ok := tx.Statement.ConnPool.(*sql.Tx)
-	if !ok {
-		return errNoTx
+	sqlTx, err := sqlTxOf(tx)
+	if err != nil {
+		return err
 	}
 	if _, err := q.client.InsertTx(ctx, sqlTx, args, nil); err != nil {
 		return fmt.Errorf("enqueue %s: %w", args.Kind(), err)
 	}
 	return nil
+}
+
+// sqlTxOf is the *sql.Tx under a GORM transaction; a pool is refused (a job must share its caller's commit).
+func sqlTxOf(tx *gorm.DB) (*sql.Tx, error) {
+	sqlTx, ok := tx.Statement.ConnPool.(*sql.Tx)
+	if !ok {
+		return nil, errNoTx
+	}
+	return sqlTx, nil
 }
 
 // EnqueueEmailTx inserts an email job in tx's transaction. data is the template's input, stored as JSON.
