@@ -17,6 +17,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
+	"github.com/fabrica-saas/fabrica/backend/internal/broadcast"
 	"github.com/fabrica-saas/fabrica/backend/internal/catchup"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
@@ -55,7 +56,9 @@ type App struct {
 	metrics  *metrics.Metrics
 	paddle   billing.PaddleAPI
 	catchup  *catchup.Service
-	workers  *river.Workers
+	// broadcasts composes, dispatches and sends broadcasts (its jobs run on the workers).
+	broadcasts *broadcast.Service
+	workers    *river.Workers
 }
 
 // LoadConfig reads the configuration from getenv (and .env in development).
@@ -142,8 +145,12 @@ func (a *App) wire() error {
 		return err
 	}
 	a.catchup = a.newCatchup()
+	a.broadcasts = broadcast.New(broadcast.Deps{DB: a.db, Jobs: queue, Sender: sender, Links: a.accounts, Tiers: tiers, Log: a.log},
+		broadcast.Config{AppName: cfg.AppName, RatePerSecond: cfg.EmailRatePerSecond})
 	a.workers = river.NewWorkers()
 	river.AddWorker(a.workers, jobs.NewEmailWorker(sender))
+	river.AddWorker(a.workers, jobs.NewBroadcastDispatchWorker(a.broadcasts))
+	river.AddWorker(a.workers, jobs.NewBroadcastSendWorker(a.broadcasts))
 	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log))
 	river.AddWorker(a.workers, jobs.NewCancelSubscriptionWorker(a.paddle, func(err error) bool {
 		// Not found or already canceled: there is nothing left to stop.
@@ -162,15 +169,16 @@ func (a *App) wire() error {
 		HSTS:                cfg.Env == config.EnvProduction,
 		TrustedProxies:      cfg.TrustedProxies,
 	}, httpapi.Deps{
-		Log:      a.log,
-		Checks:   a.readinessChecks(),
-		Webhooks: a.pipeline,
-		Sessions: sessions,
-		Accounts: a.accounts,
-		Billing:  a.billing,
-		Credits:  a.ledger,
-		Admin:    admin.New(a.db, a.pipeline),
-		Metrics:  a.metrics.Handler(),
+		Log:        a.log,
+		Checks:     a.readinessChecks(),
+		Webhooks:   a.pipeline,
+		Sessions:   sessions,
+		Accounts:   a.accounts,
+		Billing:    a.billing,
+		Credits:    a.ledger,
+		Admin:      admin.New(a.db, a.pipeline, a.billing),
+		Broadcasts: a.broadcasts,
+		Metrics:    a.metrics.Handler(),
 	})
 	return nil
 }

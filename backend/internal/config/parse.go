@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -32,6 +33,15 @@ func (p *parser) integer(name string) int {
 		p.fail(name, "must be an integer")
 	}
 	return n
+}
+
+// number reads a non-negative decimal number such as 2 or 0.5.
+func (p *parser) number(name string) float64 {
+	f, err := strconv.ParseFloat(p.str(name), 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		p.fail(name, "must be a non-negative number such as 2 or 0.5")
+	}
+	return f
 }
 
 func (p *parser) boolean(name string) bool {

@@ -15,6 +15,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/broadcast"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 )
@@ -53,6 +54,8 @@ type Deps struct {
 	Billing  *billing.Service
 	Credits  *credits.Service
 	Admin    *admin.Service
+	// Broadcasts composes and sends the admin's broadcasts.
+	Broadcasts *broadcast.Service
 	// Metrics serves /metrics (nil: no route).
 	Metrics http.Handler
 }
@@ -142,6 +145,14 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.GET("/webhook-events/:id", ad.webhookEvent)
 	admins.POST("/webhook-events/:id/replay", ad.replay)
 	admins.GET("/stats", ad.stats)
+	admins.GET("/metrics/overview", ad.overview)
+
+	bc := &broadcastHandler{broadcasts: deps.Broadcasts}
+	admins.POST("/broadcasts", bc.create)
+	admins.GET("/broadcasts", bc.list)
+	admins.GET("/broadcasts/:id", bc.get)
+	admins.POST("/broadcasts/:id/send", bc.send)
+	admins.GET("/emails/:template/preview", bc.preview)
 
 	if deps.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(deps.Metrics), bearerToken(cfg.MetricsToken))
