@@ -60,6 +60,9 @@ var adminEndpoints = []struct{ method, path string }{
 	{http.MethodGet, "/users"}, {http.MethodGet, "/users/" + unknownID}, {http.MethodGet, "/audit"},
 	{http.MethodGet, "/webhook-events"}, {http.MethodGet, "/webhook-events/" + unknownID},
 	{http.MethodPost, "/webhook-events/" + unknownID + "/replay"}, {http.MethodGet, "/stats"},
+	{http.MethodGet, "/metrics/overview"}, {http.MethodPost, "/broadcasts"}, {http.MethodGet, "/broadcasts"},
+	{http.MethodGet, "/broadcasts/" + unknownID}, {http.MethodPost, "/broadcasts/" + unknownID + "/send"},
+	{http.MethodGet, "/emails/welcome/preview"},
 }
 
 func TestAdminAPIRequiresASession(t *testing.T) {
