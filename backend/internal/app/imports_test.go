@@ -61,7 +61,7 @@ func TestImportRules(t *testing.T) {
 		module + "internal/trigger":              {"cmd/fabrica"},
 		module + "internal/catchup":              {"internal/app", "cmd/fabrica"},
 	}
-	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing",
+	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing", "internal/broadcast",
 		"internal/billing/paddleapi", "internal/credits", "internal/db", "internal/email", "internal/metrics",
 		"internal/models", "internal/session", "internal/webhook"}
 	for _, p := range listPackages(t) {
