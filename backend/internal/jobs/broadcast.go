@@ -119,7 +119,9 @@ type BroadcastSendWorker struct {
 func NewBroadcastSendWorker(b Broadcaster) *BroadcastSendWorker { return &BroadcastSendWorker{b: b} }
 
 // Timeout bounds one send attempt: the throttle's wait plus the provider call (itself bounded at 30 s).
-func (w *BroadcastSendWorker) Timeout(*river.Job[BroadcastSendArgs]) time.Duration { return time.Minute }
+func (w *BroadcastSendWorker) Timeout(*river.Job[BroadcastSendArgs]) time.Duration {
+	return time.Minute
+}
 
 // Work delivers; the last attempt settles a transient failure as failed instead of leaving it pending.
 func (w *BroadcastSendWorker) Work(ctx context.Context, job *river.Job[BroadcastSendArgs]) error {
