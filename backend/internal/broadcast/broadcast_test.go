@@ -275,6 +275,39 @@ func TestErasedRecipientDoesNotBlockTheRun(t *testing.T) {
 	require.Equal(t, broadcast.Counts{Sent: 2, Skipped: 1}, got.Counts)
 }
 
+// The run's last recipient erased after dispatch: its job finds no recipient, and still finishes the run.
+func TestErasedLastRecipientFinishesTheRun(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	svc := e.service(nil, broadcast.Config{})
+	ids := e.users(t, "l", 2, userOpts{consent: true})
+	run := started(t, svc, news)
+	require.NoError(t, svc.Dispatch(context.Background(), run.ID))
+	require.NoError(t, svc.Deliver(context.Background(), run.ID, ids[0], false))
+	require.NoError(t, e.db.Exec(`DELETE FROM users WHERE id = ?`, ids[1]).Error)
+	require.NoError(t, svc.Deliver(context.Background(), run.ID, ids[1], false))
+	got, err := svc.Get(context.Background(), run.ID)
+	require.NoError(t, err)
+	require.Equal(t, broadcast.StatusFinished, got.Status)
+	require.Equal(t, broadcast.Counts{Sent: 1, Skipped: 1}, got.Counts)
+}
+
+// A dispatcher that pages after the run was fully dispatched inserts nothing, even for a user who became
+// eligible meanwhile: no recipient appears after the run could have finished.
+func TestLateDispatcherInsertsNothingAfterTheDispatchCompleted(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	svc := e.service(nil, broadcast.Config{})
+	e.users(t, "a", 2, userOpts{consent: true})
+	run := started(t, svc, news)
+	require.NoError(t, svc.Dispatch(context.Background(), run.ID))
+	// The highest possible id, so the resumed keyset would reach it.
+	require.NoError(t, e.db.Exec(`INSERT INTO users (id, clerk_user_id, email, email_verified, marketing_consent_given)
+		VALUES ('ffffffff-ffff-4fff-bfff-ffffffffffff', 'user_late', 'late@example.com', true, true)`).Error)
+	require.NoError(t, svc.Dispatch(context.Background(), run.ID))
+	require.Equal(t, int64(2), e.count(t, `SELECT count(*) FROM broadcast_recipients`))
+}
+
 // An empty audience finishes as soon as it is dispatched; sending a finished run again does nothing.
 func TestEmptyAudienceFinishesAndSendingAgainIsANoOp(t *testing.T) {
 	t.Parallel()

@@ -2,6 +2,7 @@ package broadcast
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
@@ -81,6 +83,16 @@ func (s *Service) dispatchPage(ctx context.Context, runID uuid.UUID, aud account
 	var last uuid.UUID
 	var full bool
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// FOR SHARE: pages of concurrent dispatchers run side by side, but completeDispatch (FOR UPDATE)
+		// waits for them, and a page that starts after it sees the run dispatched and inserts nothing: no
+		// recipient appears after the run could have finished.
+		var runs []models.BroadcastRun
+		if err := tx.Raw(`SELECT * FROM broadcast_runs WHERE id = ? FOR SHARE`, runID).Scan(&runs).Error; err != nil {
+			return err
+		}
+		if len(runs) == 0 || runs[0].Status != StatusSending || runs[0].DispatchedAt != nil {
+			return nil
+		}
 		ids, err := account.AudiencePageTx(ctx, tx, aud, after, s.cfg.PageSize)
 		if err != nil || len(ids) == 0 {
 			return err
@@ -137,6 +149,21 @@ func (s *Service) completeDispatch(ctx context.Context, runID uuid.UUID) error {
 			if err := tx.Raw(`SELECT * FROM broadcast_runs WHERE id = ?`, runID).Scan(&run).Error; err != nil {
 				return err
 			}
+		}
+		return finishIfDone(ctx, tx, run)
+	})
+}
+
+// finishRun finishes the run if nothing is left pending, under the run lock like every settle: a send
+// job that finds its recipient gone (erased since dispatch) may be the run's last.
+func (s *Service) finishRun(ctx context.Context, runID uuid.UUID) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		run, err := loadRun(ctx, tx, runID, true)
+		if errors.Is(err, db.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
 		}
 		return finishIfDone(ctx, tx, run)
 	})

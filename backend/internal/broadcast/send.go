@@ -31,8 +31,16 @@ const (
 // A transient provider error is returned (River retries) until lastAttempt, when the recipient fails.
 func (s *Service) Deliver(ctx context.Context, runID, userID uuid.UUID, lastAttempt bool) error {
 	run, pending, err := s.pendingRecipient(ctx, runID, userID)
-	if err != nil || !pending {
+	if err != nil {
 		return err
+	}
+	if !pending {
+		// Settled already (a repeat), or the user was erased since dispatch (the row lost its user_id):
+		// nothing to send, but the erased one may have been the run's last recipient.
+		if err := s.finishRun(ctx, runID); err != nil {
+			return fmt.Errorf("deliver broadcast %s: %w", runID, err)
+		}
+		return nil
 	}
 	if err := s.limiter.Wait(ctx); err != nil {
 		return err
