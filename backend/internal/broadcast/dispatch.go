@@ -170,9 +170,10 @@ func (s *Service) finishRun(ctx context.Context, runID uuid.UUID) error {
 }
 
 // finishIfDone finishes a sending, fully dispatched run with no recipient left pending, and audits
-// broadcast.finished once. The caller holds the run row's lock (FOR UPDATE) and has settled its own
-// recipient first: every settle and the dispatch's completion take that lock before looking, so whichever
-// comes last sees everything the others committed, and the run cannot stay sending with nothing pending.
+// broadcast.finished once. The caller holds the run row's lock (FOR UPDATE), taken before it settled its
+// own recipient: every settle and the dispatch's completion take that lock before looking, each look is a
+// new statement (READ COMMITTED: a fresh snapshot), so whichever comes last sees everything the others
+// committed, and the run cannot stay sending with nothing pending.
 func finishIfDone(ctx context.Context, tx *gorm.DB, run models.BroadcastRun) error {
 	if run.Status != StatusSending || run.DispatchedAt == nil {
 		return nil

@@ -107,8 +107,16 @@ func (s *Service) render(run models.BroadcastRun, unsubscribe string) (email.Mes
 // settle moves a pending recipient to its outcome, audits it (email.sent, email.skipped, email.failed)
 // and finishes the run when it was the last, in one transaction. Only a pending row moves, so of two
 // settles of one recipient exactly one audits.
+//
+// The run row is locked first: settles and the dispatch's completion then decide "is anything pending?"
+// one after the other (see finishIfDone), and a dispatcher's page (which share-locks the run, then may
+// wait on a recipient row) can never wait on a settle that waits on it.
 func (s *Service) settle(ctx context.Context, run models.BroadcastRun, userID uuid.UUID, status, reason string) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		locked, err := loadRun(ctx, tx, run.ID, true)
+		if err != nil {
+			return err
+		}
 		var why *string
 		if reason != "" {
 			why = &reason
@@ -125,10 +133,6 @@ func (s *Service) settle(ctx context.Context, run models.BroadcastRun, userID uu
 		}
 		if err := audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorSystem, Action: settleAction[status], UserID: &userID,
 			ResourceType: "broadcast_run", ResourceID: run.ID.String(), Details: details}); err != nil {
-			return err
-		}
-		locked, err := loadRun(ctx, tx, run.ID, true)
-		if err != nil {
 			return err
 		}
 		return finishIfDone(ctx, tx, locked)
