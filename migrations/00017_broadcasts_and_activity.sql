@@ -4,8 +4,9 @@
 --                          A CHECK makes a marketing run that bypasses consent impossible.
 --  broadcast_recipients    one row per recipient of a run. UNIQUE(run_id, user_id) is the uniqueness key of a
 --                          send: two dispatchers, a second "send" or a resumed crash insert a recipient at most
---                          once, and the send job settles it only WHERE status = 'pending'. user_id is
---                          SET NULL when the user is erased (the row stays as the run's history).
+--                          once, one sender at a time claims it (claimed_until) and settles it only
+--                          WHERE status = 'pending'. user_id is SET NULL when the user is erased (the row
+--                          stays as the run's history).
 --  users.last_seen_at      written at most once an hour per user by authenticated requests (DAU/WAU/MAU).
 --  users.utm_source        defined by 00016 (signup metadata, built in parallel); added here only IF NOT
 --                          EXISTS so this migration stands on its own. Its Down leaves the column to 00016.
@@ -53,6 +54,9 @@ CREATE TABLE broadcast_recipients (
     reason      VARCHAR(64),
     created_at  TIMESTAMPTZ NOT NULL DEFAULT NOW(),
     sent_at     TIMESTAMPTZ,
+    -- A sender's claim while it mails the recipient: one sender at a time, whatever the queue does; a
+    -- crashed sender's claim lapses.
+    claimed_until TIMESTAMPTZ,
     -- When the recipient left pending (sent, skipped or failed).
     finished_at TIMESTAMPTZ,
     CONSTRAINT uq_broadcast_recipients_run_user UNIQUE (run_id, user_id),

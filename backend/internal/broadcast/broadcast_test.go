@@ -336,3 +336,92 @@ func TestSendsAreThrottled(t *testing.T) {
 	require.GreaterOrEqual(t, time.Since(begin), 200*time.Millisecond)
 	require.Len(t, e.sender.messages(), 5)
 }
+
+// Dispatchers and senders at once, pages of 5: three dispatchers race while four senders work every job
+// they can see, again and again, in random order, until the run finishes (so two senders often work one
+// recipient at once, which River alone would not do). No statement deadlocks, every consenting user is
+// mailed exactly once, and the run finishes exactly once.
+func TestDispatchersAndSendersAtOnce(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	svc := e.service(nil, broadcast.Config{PageSize: 5})
+	users := e.users(t, "x", 60, userOpts{consent: true})
+	run := started(t, svc, news)
+
+	start := make(chan struct{})
+	dispatched := make(chan struct{})
+	var dwg, swg sync.WaitGroup
+	errs := make(chan error, 64)
+	for range 3 {
+		dwg.Go(func() {
+			<-start
+			errs <- svc.Dispatch(context.Background(), run.ID)
+		})
+	}
+	for range 4 {
+		swg.Go(func() {
+			<-start
+			for {
+				select {
+				case <-dispatched:
+					if e.count(t, `SELECT count(*) FROM broadcast_runs WHERE status = 'finished'`) == 1 {
+						return
+					}
+				default:
+				}
+				var jobs []struct{ UserID uuid.UUID }
+				if err := e.db.Raw(`SELECT (args->>'user_id')::uuid AS user_id FROM river_job WHERE kind = 'broadcast_send'
+					ORDER BY random()`).Scan(&jobs).Error; err != nil {
+					errs <- err
+					return
+				}
+				for _, j := range jobs {
+					// Two senders on one recipient at once: one claims it, the other is told to retry.
+					if err := svc.Deliver(context.Background(), run.ID, j.UserID, false); err != nil && !errors.Is(err, broadcast.ErrInFlight) {
+						errs <- err
+						return
+					}
+				}
+			}
+		})
+	}
+	close(start)
+	dwg.Wait()
+	close(dispatched)
+	swg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	msgs := e.sender.messages()
+	require.Len(t, msgs, len(users))
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		require.False(t, seen[m.To], "mailed twice: %s", m.To)
+		seen[m.To] = true
+	}
+	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'broadcast.finished'`))
+	require.Equal(t, int64(len(users)), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'email.sent'`))
+}
+
+// A sender that died holding a recipient's claim: another sender is told to retry (nothing is mailed)
+// until the claim lapses, then mails the recipient once.
+func TestADeadSendersClaimLapses(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	svc := e.service(nil, broadcast.Config{})
+	ids := e.users(t, "d", 1, userOpts{consent: true})
+	run := started(t, svc, news)
+	require.NoError(t, svc.Dispatch(context.Background(), run.ID))
+	require.NoError(t, e.db.Exec(`UPDATE broadcast_recipients SET claimed_until = now() + interval '2 minutes'`).Error)
+
+	require.ErrorIs(t, svc.Deliver(context.Background(), run.ID, ids[0], false), broadcast.ErrInFlight)
+	require.NoError(t, svc.Deliver(context.Background(), run.ID, ids[0], true), "the last attempt leaves it to the holder")
+	require.Empty(t, e.sender.messages())
+
+	require.NoError(t, e.db.Exec(`UPDATE broadcast_recipients SET claimed_until = now() - interval '1 second'`).Error)
+	require.NoError(t, svc.Deliver(context.Background(), run.ID, ids[0], false))
+	require.Len(t, e.sender.messages(), 1)
+	require.NoError(t, svc.Deliver(context.Background(), run.ID, ids[0], false))
+	require.Len(t, e.sender.messages(), 1)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -24,7 +25,8 @@ const (
 
 // Deliver sends a run's mail to one recipient: the send job's work. A recipient that is not pending (sent,
 // skipped, failed, or a job for a row that does not exist) is a no-op, so a repeated job mails nobody
-// twice. The consent gate lives here, at send time: the user is read right before the provider call, and
+// twice, and a claim on the row (claimed_until) lets one sender at a time past this point. The consent
+// gate lives here, at send time: the user is read right before the provider call, and
 // gated mail (marketing, or transactional without bypass_consent) goes only to a live user whose marketing
 // consent is given, with List-Unsubscribe and List-Unsubscribe-Post: List-Unsubscribe=One-Click; anyone
 // else is skipped with the reason. Sends wait for the process's rate limiter (EMAIL_RATE_PER_SECOND).
@@ -44,6 +46,16 @@ func (s *Service) Deliver(ctx context.Context, runID, userID uuid.UUID, lastAtte
 	}
 	if err := s.limiter.Wait(ctx); err != nil {
 		return err
+	}
+	switch claimed, err := s.claim(ctx, runID, userID); {
+	case err != nil:
+		return fmt.Errorf("deliver broadcast %s: %w", runID, err)
+	case claimed == claimSettled:
+		return nil
+	case claimed == claimHeld && lastAttempt:
+		return nil // the holder settles it
+	case claimed == claimHeld:
+		return ErrInFlight
 	}
 	who, err := account.RecipientTx(ctx, s.db, userID, gated(run))
 	if err != nil {
@@ -76,8 +88,49 @@ func (s *Service) Deliver(ctx context.Context, runID, userID uuid.UUID, lastAtte
 		s.log.WarnContext(ctx, "broadcast send gave up", "run_id", runID.String(), "error", err.Error())
 		return s.settle(ctx, run, userID, RecipientFailed, FailGaveUp)
 	default:
-		return fmt.Errorf("deliver broadcast %s: %w", runID, err)
+		// Released, so the retry can claim it again at once.
+		rerr := s.db.WithContext(context.WithoutCancel(ctx)).Exec(`UPDATE broadcast_recipients SET claimed_until = NULL
+			WHERE run_id = ? AND user_id = ? AND status = ?`, runID, userID, RecipientPending).Error
+		return errors.Join(fmt.Errorf("deliver broadcast %s: %w", runID, err), rerr)
 	}
+}
+
+// ErrInFlight means another sender holds the recipient's claim: the job is retried later and finds the
+// recipient settled (or the claim lapsed, if that sender died).
+var ErrInFlight = errors.New("broadcast recipient is being sent by another worker")
+
+// ClaimLease is how long a sender's claim on a recipient lasts: longer than a send attempt may run (the
+// send job's timeout is a minute, a provider call at most 30 s), so only a dead sender's claim lapses.
+const ClaimLease = 2 * time.Minute
+
+type claimResult int
+
+const (
+	claimTaken claimResult = iota
+	claimHeld
+	claimSettled
+)
+
+// claim takes the recipient for this sender while it is pending and nobody else holds it. Whatever the
+// queue does (a rescued job next to a slow original, a duplicate), only the claim holder mails.
+func (s *Service) claim(ctx context.Context, runID, userID uuid.UUID) (claimResult, error) {
+	res := s.db.WithContext(ctx).Exec(`UPDATE broadcast_recipients SET claimed_until = now() + make_interval(secs => ?)
+		WHERE run_id = ? AND user_id = ? AND status = ? AND (claimed_until IS NULL OR claimed_until < now())`,
+		ClaimLease.Seconds(), runID, userID, RecipientPending)
+	if res.Error != nil {
+		return 0, res.Error
+	}
+	if res.RowsAffected == 1 {
+		return claimTaken, nil
+	}
+	_, pending, err := s.pendingRecipient(ctx, runID, userID)
+	switch {
+	case err != nil:
+		return 0, err
+	case pending:
+		return claimHeld, nil
+	}
+	return claimSettled, nil
 }
 
 // pendingRecipient reads the run and whether (run, user) is a pending recipient of it.

@@ -146,12 +146,13 @@ type BroadcastRun struct {
 
 // BroadcastRecipient is one recipient of a broadcast run; UserID is nil once the user is erased.
 type BroadcastRecipient struct {
-	ID         uuid.UUID  `gorm:"type:uuid;default:gen_random_uuid()"`
-	RunID      uuid.UUID  `gorm:"type:uuid"`
-	UserID     *uuid.UUID `gorm:"type:uuid"`
-	Status     string
-	Reason     *string
-	CreatedAt  time.Time
-	SentAt     *time.Time
-	FinishedAt *time.Time
+	ID           uuid.UUID  `gorm:"type:uuid;default:gen_random_uuid()"`
+	RunID        uuid.UUID  `gorm:"type:uuid"`
+	UserID       *uuid.UUID `gorm:"type:uuid"`
+	Status       string
+	Reason       *string
+	CreatedAt    time.Time
+	SentAt       *time.Time
+	ClaimedUntil *time.Time
+	FinishedAt   *time.Time
 }
