@@ -64,7 +64,7 @@ func TestImportRules(t *testing.T) {
 		// account screens sign-ups through its own EmailScreen interface; only app builds the blocklist.
 		module + "internal/disposable": {"internal/app"},
 	}
-	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing",
+	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing", "internal/broadcast",
 		"internal/billing/paddleapi", "internal/credits", "internal/db", "internal/disposable", "internal/email", "internal/feedback", "internal/metrics",
 		"internal/models", "internal/session", "internal/webhook"}
 	for _, p := range listPackages(t) {
