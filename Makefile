@@ -61,6 +61,12 @@ bench: ## Go benchmarks, then the load benchmark: server vs pgbench on one clust
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	scripts/bench.sh
 
+.PHONY: chaos
+chaos: build ## chaos suite: kill -9, SIGTERM and a Postgres restart under load, then check every effect once (~2.5 min; docs/reliability.md)
+	@pg_bindir=$$(scripts/ensure-postgres.sh) && \
+	  $(GO) build -o bin/chaos ./backend/cmd/chaos && \
+	  PG_BINDIR=$$pg_bindir bin/chaos -fabrica $(BIN)
+
 .PHONY: clean
 clean: ## remove build output (not the dev database: see db-stop)
 	rm -rf bin
