@@ -79,6 +79,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	results := r.check(ctx)
 	r.report(results, time.Since(start))
+	if opts.keep {
+		if err := r.writeAttempts(); err != nil {
+			return fmt.Errorf("attempts.csv: %w", err)
+		}
+	}
 	for _, c := range results {
 		if c.verdict == verdictFail {
 			return errViolations
@@ -100,7 +105,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.DurationVar(&o.smtpDelay, "smtp-delay", 2*time.Second, "how long the SMTP sink waits before its greeting (keeps email jobs in flight)")
 	fs.DurationVar(&o.pgDown, "pg-down", 0, "0: pg_ctl restart -m fast; else stop -m fast, stay down this long, start")
 	fs.DurationVar(&o.timeout, "timeout", 6*time.Minute, "hard bound on the whole run")
-	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (server and Postgres logs) instead of removing it")
+	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (server and Postgres logs, attempts.csv) instead of removing it")
 	if err := fs.Parse(args); err != nil {
 		return o, errUsage
 	}

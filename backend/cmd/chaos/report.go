@@ -2,9 +2,13 @@ package main
 
 import (
 	"bufio"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -111,4 +115,22 @@ func (r *runner) printLogErrors() {
 		}
 		f.Close()
 	}
+}
+
+// writeAttempts saves every attempt as CSV in the work directory (with -keep), for forensics: which
+// server answered what, when, and whether it was draining.
+func (r *runner) writeAttempts() error {
+	f, err := os.Create(filepath.Join(r.dir, "attempts.csv"))
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	_ = w.Write([]string{"phase", "event_id", "server", "start", "end", "status", "idempotent", "draining", "error"})
+	for _, a := range r.drv.log() {
+		_ = w.Write([]string{a.phase, r.events[a.event].id, a.server.name(), a.start.Format(time.RFC3339Nano),
+			a.end.Format(time.RFC3339Nano), strconv.Itoa(a.status), strconv.FormatBool(a.idempotent),
+			strconv.FormatBool(a.draining), a.err})
+	}
+	w.Flush()
+	return errors.Join(w.Error(), f.Close())
 }
