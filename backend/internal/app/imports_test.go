@@ -55,8 +55,8 @@ func TestImportRules(t *testing.T) {
 		"github.com/labstack/echo/v4/middleware": {"internal/httpapi"},
 		"github.com/getsentry/sentry-go/echo":    {"internal/httpapi"},
 		module + "internal/httpapi":              {"internal/app"},
-		module + "internal/jobs":                 {"internal/app"},
-		module + "internal/config":               {"internal/app", "cmd/fabrica", "cmd/loadgen"},
+		module + "internal/jobs":                 {"internal/app", "cmd/chaos"},
+		module + "internal/config":               {"internal/app", "cmd/fabrica", "cmd/loadgen", "cmd/chaos"},
 		module + "internal/app":                  {"cmd/fabrica"},
 		module + "internal/devauth":              {"internal/app", "cmd/fabrica"},
 		module + "internal/trigger":              {"cmd/fabrica", "internal/seed"},
@@ -69,7 +69,7 @@ func TestImportRules(t *testing.T) {
 		// account screens sign-ups through its own EmailScreen interface; only app builds the blocklist.
 		module + "internal/disposable": {"internal/app"},
 	}
-	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing",
+	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing", "internal/broadcast",
 		"internal/billing/paddleapi", "internal/credits", "internal/db", "internal/disposable", "internal/email", "internal/feedback", "internal/metrics",
 		"internal/models", "internal/session", "internal/webhook"}
 	for _, p := range listPackages(t) {

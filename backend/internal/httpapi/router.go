@@ -16,6 +16,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/broadcast"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
@@ -61,6 +62,8 @@ type Deps struct {
 	Credits  *credits.Service
 	Admin    *admin.Service
 	Feedback *feedback.Service
+	// Broadcasts composes and sends the admin's broadcasts.
+	Broadcasts *broadcast.Service
 	// Metrics serves /metrics (nil: no route).
 	Metrics http.Handler
 	// Sentry receives unexpected errors and panics (nil: reporting off; see NewSentry).
@@ -174,6 +177,14 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.POST("/webhook-events/:id/replay", ad.replay)
 	admins.GET("/stats", ad.stats)
 	admins.GET("/feedback", ad.feedback)
+	admins.GET("/metrics/overview", ad.overview)
+
+	bc := &broadcastHandler{broadcasts: deps.Broadcasts}
+	admins.POST("/broadcasts", bc.create)
+	admins.GET("/broadcasts", bc.list)
+	admins.GET("/broadcasts/:id", bc.get)
+	admins.POST("/broadcasts/:id/send", bc.send)
+	admins.GET("/emails/:template/preview", bc.preview)
 
 	if deps.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(deps.Metrics), bearerToken(cfg.MetricsToken))
