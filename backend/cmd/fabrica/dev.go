@@ -20,6 +20,24 @@ func toolConfig(env *environment) (config.Config, error) {
 	return config.LoadForTool(env.getenv, ".env")
 }
 
+// devToolConfig is toolConfig for a development-only command, which refuses any other environment: only
+// development trusts the dev key's sessions, and only development wants demo data. why says what else.
+func devToolConfig(env *environment, command, why string) (config.Config, error) {
+	cfg, err := toolConfig(env)
+	if err == nil && cfg.Env != config.EnvDevelopment {
+		err = fmt.Errorf("%s: only in development (APP_ENV=%s); %s", command, cfg.Env, why)
+	}
+	return cfg, err
+}
+
+// serverURL is a command's --url, else the local server on PORT.
+func serverURL(flagURL string, cfg config.Config) string {
+	if flagURL != "" {
+		return flagURL
+	}
+	return "http://localhost:" + strconv.Itoa(cfg.Port)
+}
+
 // cmdDev is `fabrica dev token [--user ID] [--email EMAIL] [--admin] [--ttl 1h]`: a session token signed
 // by the local dev key, alone on stdout, so TOKEN=$(fabrica dev token) works.
 func cmdDev(_ context.Context, env *environment, args []string) error {
@@ -35,12 +53,9 @@ func cmdDev(_ context.Context, env *environment, args []string) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	cfg, err := toolConfig(env)
+	cfg, err := devToolConfig(env, "dev token", "a dev token is refused anywhere else")
 	if err != nil {
 		return err
-	}
-	if cfg.Env != config.EnvDevelopment {
-		return fmt.Errorf("dev token: only in development (APP_ENV=%s); a dev token is refused anywhere else", cfg.Env)
 	}
 	c := devauth.Claims{UserID: *user, Email: *mail, TTL: *ttl}
 	if c.UserID == "" {
@@ -102,11 +117,8 @@ func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *url == "" {
-		*url = "http://localhost:" + strconv.Itoa(cfg.Port)
-	}
 	failed := 0
-	for _, a := range trigger.Send(ctx, &http.Client{}, *url, spec.Provider, d, *times, *concurrency) {
+	for _, a := range trigger.Send(ctx, &http.Client{}, serverURL(*url, cfg), spec.Provider, d, *times, *concurrency) {
 		if !a.OK() {
 			failed++
 		}

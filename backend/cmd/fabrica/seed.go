@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
-	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
 	"github.com/fabrica-saas/fabrica/backend/internal/seed"
 )
@@ -23,14 +20,9 @@ func cmdSeed(ctx context.Context, env *environment, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg, err := toolConfig(env)
+	cfg, err := devToolConfig(env, "seed", "it writes demo users through dev sessions")
 	if err != nil {
 		return err
-	}
-	// Demo users in a real database are a development convenience; elsewhere nothing would trust the dev
-	// sessions it signs anyway.
-	if cfg.Env != config.EnvDevelopment {
-		return fmt.Errorf("seed: only in development (APP_ENV=%s): it writes demo users through dev sessions", cfg.Env)
 	}
 	switch {
 	case len(cfg.AdminEmails) == 0:
@@ -53,9 +45,6 @@ func cmdSeed(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *url == "" {
-		*url = "http://localhost:" + strconv.Itoa(cfg.Port)
-	}
-	return seed.Run(ctx, seed.Config{URL: *url, Client: &http.Client{}, Events: events, Session: session, Admin: admin,
+	return seed.Run(ctx, seed.Config{URL: serverURL(*url, cfg), Client: &http.Client{}, Events: events, Session: session, Admin: admin,
 		WorkerKey: cfg.WorkerAPIKeys[0], Out: env.stdout})
 }
