@@ -43,8 +43,9 @@ db-stop: ## stop the project-local development Postgres (data is kept)
 	scripts/dev-db.sh stop
 
 .PHONY: test
-test: ## run the whole test suite against real Postgres (installs it when missing)
+test: ## run the whole test suite against real Postgres and PgBouncer (installs them when missing)
 	@scripts/ensure-postgres.sh >/dev/null
+	@scripts/ensure-pgbouncer.sh >/dev/null
 	$(GO) test -race -count=1 ./...
 
 .PHONY: lint
