@@ -58,7 +58,7 @@ auth_file = $dir/userlist.txt
 admin_users = $user
 ; A server connection serves one transaction, then the next client's. No session state survives a
 ; transaction: no prepared statements (DB_SIMPLE_PROTOCOL=true), no LISTEN (River polls), no session
-; advisory locks.
+; advisory locks (the migration lock is a row in goose_lock).
 pool_mode = transaction
 ; Hand out server connections in turn rather than the most recently used first: each transaction may
 ; land on any connection (that is the contract), and code that leans on session state fails in the
