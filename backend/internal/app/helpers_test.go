@@ -143,3 +143,21 @@ func newBenchEnv(b *testing.B) (*App, error) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// concurrently runs f(0..n-1) in n goroutines released together and returns their results in order.
+func concurrently[T any](n int, f func(i int) T) []T {
+	out := make([]T, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			out[i] = f(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return out
+}

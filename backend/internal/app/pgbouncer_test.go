@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -107,24 +106,6 @@ func TestExactlyOnceThroughPgBouncer(t *testing.T) {
 	pool := bouncerPool(t, bouncer, d.Name)
 	require.Greater(t, pool["cl_active"], bouncer.PoolSize, "clients share server connections")
 	require.LessOrEqual(t, pool["sv_active"]+pool["sv_idle"]+pool["sv_used"]+pool["sv_tested"]+pool["sv_login"], bouncer.PoolSize)
-}
-
-// concurrently runs f(0..n-1) in n goroutines released together and returns their results in order.
-func concurrently[T any](n int, f func(i int) T) []T {
-	out := make([]T, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			out[i] = f(i)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return out
 }
 
 // bouncerPool reads PgBouncer's SHOW POOLS row for dbname as column -> count.
