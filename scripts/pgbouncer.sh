@@ -29,11 +29,17 @@ as_owner() {
   if [ "$(id -u)" -eq 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
-# running prints the pid of this directory's PgBouncer, or fails.
+# running prints the pid of this directory's PgBouncer, or fails. A pid file outlives a killed PgBouncer,
+# its pid may be reused, and a dead one lingers as a zombie until reaped: only a live pgbouncer counts.
 running() {
   local pid
   pid=$(cat "$dir/pgbouncer.pid" 2>/dev/null) || return 1
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+  [ -n "$pid" ] || return 1
+  case "$(ps -o stat=,comm= -p "$pid" 2>/dev/null)" in
+    Z*) return 1 ;;
+    *pgbouncer) echo "$pid" ;;
+    *) return 1 ;;
+  esac
 }
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -109,6 +115,8 @@ start() {
   fi
   bin=$("$root/scripts/ensure-pgbouncer.sh")
   mkdir -p "$dir"
+  # Left by a PgBouncer that was killed: the new one would refuse to start beside it.
+  rm -f "$dir/pgbouncer.pid"
   if [ "$(id -u)" -eq 0 ]; then
     chown "$user" "$dir"
     runuser -u "$user" -- test -w "$dir" || die "the $user user cannot write $dir: set PGBOUNCER_DIR"
