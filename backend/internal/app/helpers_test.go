@@ -161,3 +161,14 @@ func concurrently[T any](n int, f func(i int) T) []T {
 	wg.Wait()
 	return out
 }
+
+// runWorkers runs a's job workers (the `fabrica worker` process) until cleanup, which expects a clean drain.
+func runWorkers(t *testing.T, a *App) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.RunWorkers(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+}

@@ -35,13 +35,7 @@ func TestExactlyOnceThroughPgBouncer(t *testing.T) {
 	}
 	sender := &recordingSender{}
 	worker := appOn(t, d, env, Options{EmailSender: sender})
-	ctx, cancel := context.WithCancel(context.Background())
-	working := make(chan error, 1)
-	go func() { working <- worker.RunWorkers(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-working)
-	})
+	runWorkers(t, worker)
 
 	rec := get(servers[0].app.Echo(), "/health/ready")
 	require.Equal(t, http.StatusOK, rec.Code, "the schema check reads goose's and River's versions through PgBouncer: %s", rec.Body)
