@@ -38,13 +38,18 @@ image-smoke: ## build the image here and probe /health/ready of a container on a
 run: build ## start a local Postgres if needed, migrate, and serve on :8080 (Ctrl-C stops)
 	scripts/run-dev.sh
 
+.PHONY: run-pooled
+run-pooled: build ## scale-out on this machine: PgBouncer, 3 serve on :8081-8083, 1 worker (docs/scaling.md)
+	scripts/run-pooled.sh
+
 .PHONY: db-stop
 db-stop: ## stop the project-local development Postgres (data is kept)
 	scripts/dev-db.sh stop
 
 .PHONY: test
-test: ## run the whole test suite against real Postgres (installs it when missing)
+test: ## run the whole test suite against real Postgres and PgBouncer (installs them when missing)
 	@scripts/ensure-postgres.sh >/dev/null
+	@scripts/ensure-pgbouncer.sh >/dev/null
 	$(GO) test -race -count=1 ./...
 
 .PHONY: lint

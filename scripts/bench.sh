@@ -56,7 +56,7 @@ cleanup() {
   local code=$?
   stop_pid "$server_pid"
   stop_pid "$pooled_pid"
-  if [ -n "$pgbouncer_started" ]; then scripts/pgbouncer.sh stop "$work/pgbouncer" >/dev/null 2>&1 || true; fi
+  if [ -n "$pgbouncer_started" ]; then PGBOUNCER_DIR="$work/pgbouncer" scripts/pgbouncer.sh stop >/dev/null 2>&1 || true; fi
   if [ -s "$data/PG_VERSION" ]; then
     # A throwaway cluster: no shutdown checkpoint needed.
     as_owner "$bindir/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true
@@ -263,7 +263,7 @@ for r in $(seq "$rounds"); do round "" "$r"; done
 # statements). One round.
 pooled=""
 if [ "${BENCH_PGBOUNCER:-}" != skip ] && [ -x scripts/pgbouncer.sh ]; then
-  if pgb_url=$(scripts/pgbouncer.sh start "$work/pgbouncer" "127.0.0.1:$pg_port" "$dbname" 2>"$work/pgbouncer.log"); then
+  if pgb_url=$(PGBOUNCER_DIR="$work/pgbouncer" scripts/pgbouncer.sh start 127.0.0.1 "$pg_port" "$dbname" 2>"$work/pgbouncer.log"); then
     pgbouncer_started=1
     pooled_port=$(free_port $((http_port + 1)))
     pooled_pid=$(serve "$pgb_url" "$pooled_port" DB_SIMPLE_PROTOCOL=true)

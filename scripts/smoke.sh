@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end smoke test of the README's `make run` path on this machine: build, start (or reuse) the local
 # cluster, migrate, serve, wait for /health/ready, SIGTERM and expect exit 0; then a second start that
-# reuses the cluster; then a migrate down-to-zero/up round trip through the binary. Bounded in time.
+# reuses the cluster; then `make run-pooled` (three servers and a worker through PgBouncer); then a migrate
+# down-to-zero/up round trip through the binary. Bounded in time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -75,8 +76,35 @@ fi
 echo "$out" | grep -q PADDLE_WEBHOOK_SECRET || { echo "smoke: default-env guard message: $out" >&2; exit 1; }
 echo "smoke: unset APP_ENV is production: refused"
 
+# make run-pooled: three servers and a worker through PgBouncer. One new event sent to each server is
+# processed by the first and a duplicate at the other two; SIGTERM drains all four with exit 0.
+pooled_once() {
+  local first=${SMOKE_POOLED_PORT:-18081} id="msg_pooled_$$_$RANDOM" pid p out code want got
+  POOLED_PORT=$first scripts/run-pooled.sh >"$log" 2>&1 &
+  pid=$!
+  # A failure stops the topology too: nothing of it outlives the smoke test.
+  pooled_fail() { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; cat "$log"; echo "smoke: run-pooled: $*" >&2; exit 1; }
+  for _ in $(seq 1 120); do
+    grep -q 'run-pooled: ready' "$log" && break
+    kill -0 "$pid" 2>/dev/null || pooled_fail "exited early"
+    sleep 0.5
+  done
+  grep -q 'run-pooled: ready' "$log" || pooled_fail "not ready in 60s"
+  for p in "$first" $((first + 1)) $((first + 2)); do
+    out=$(bin/fabrica trigger clerk user.created --user "user_$id" --event-id "$id" --url "http://127.0.0.1:$p")
+    want=true; [ "$p" = "$first" ] && want=false
+    got=false; grep -q '"idempotent":true' <<<"$out" && got=true
+    if ! grep -q '^200 ' <<<"$out" || [ "$got" != "$want" ]; then pooled_fail ":$p answered $out"; fi
+  done
+  kill -TERM "$pid"
+  code=0; wait "$pid" || code=$?
+  if [ "$code" -ne 0 ]; then cat "$log"; echo "smoke: run-pooled exited $code after SIGTERM" >&2; exit 1; fi
+  echo "smoke: run-pooled: 3 servers + a worker through PgBouncer, one event once, SIGTERM drained, exit 0"
+}
+
 serve_once try
 serve_once
+pooled_once
 
 DATABASE_URL=$(scripts/dev-db.sh url)
 export DATABASE_URL

@@ -143,3 +143,32 @@ func newBenchEnv(b *testing.B) (*App, error) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// concurrently runs f(0..n-1) in n goroutines released together and returns their results in order.
+func concurrently[T any](n int, f func(i int) T) []T {
+	out := make([]T, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			out[i] = f(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return out
+}
+
+// runWorkers runs a's job workers (the `fabrica worker` process) until cleanup, which expects a clean drain.
+func runWorkers(t *testing.T, a *App) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.RunWorkers(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+}

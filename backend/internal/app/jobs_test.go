@@ -28,13 +28,7 @@ func TestQueuedJobsAreWorkedByRiver(t *testing.T) {
 	_, err = listener.Exec(context.Background(), `LISTEN "public.river_insert"`)
 	require.NoError(t, err)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.RunWorkers(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	runWorkers(t, a)
 
 	h, body := clerkEvent(t, "msg_queued", "user.created", "user_q", "queued@example.com", 1_700_000_000_000)
 	require.Equal(t, http.StatusOK, deliver(a.Echo(), webhook.ProviderClerk, h, body).Code)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -156,30 +155,18 @@ func TestItem12RefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
 	tok := e.token(t, "user_mallory")
 	require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, "/api/v1/account/me", tok, "").Code) // the lazy user exists
 
-	const n = 20
-	codes := make(chan int, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			h := e.app.Echo()
-			if i%2 == 1 {
-				h = second.Echo()
-			}
-			req := httptest.NewRequest(http.MethodGet, adminAPI+"/users", nil)
-			req.Header.Set("Authorization", "Bearer "+tok)
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			codes <- rec.Code
-		}()
-	}
-	close(start)
-	wg.Wait()
-	close(codes)
-	for c := range codes {
+	codes := concurrently(20, func(i int) int {
+		h := e.app.Echo()
+		if i%2 == 1 {
+			h = second.Echo()
+		}
+		req := httptest.NewRequest(http.MethodGet, adminAPI+"/users", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	})
+	for _, c := range codes {
 		require.Equal(t, http.StatusForbidden, c)
 	}
 	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`))

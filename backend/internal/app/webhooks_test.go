@@ -104,25 +104,14 @@ func TestConcurrentDeliveriesAcrossTwoInstances(t *testing.T) {
 	a2 := appOn(t, d, nil, Options{})
 	h, body := clerkEvent(t, "msg_race", "user.created", "user_race", "race@example.com", 1_700_000_000_000)
 	const n = 20
-	start := make(chan struct{})
-	codes := make(chan int, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			srv := a1.Echo()
-			if i%2 == 1 {
-				srv = a2.Echo()
-			}
-			<-start
-			codes <- deliver(srv, webhook.ProviderClerk, h, body).Code
-		}()
-	}
-	close(start)
-	wg.Wait()
-	close(codes)
-	for c := range codes {
+	codes := concurrently(n, func(i int) int {
+		srv := a1.Echo()
+		if i%2 == 1 {
+			srv = a2.Echo()
+		}
+		return deliver(srv, webhook.ProviderClerk, h, body).Code
+	})
+	for _, c := range codes {
 		require.Equal(t, http.StatusOK, c)
 	}
 	require.Equal(t, tally{Users: 1, Grants: 1, Credits: 25, EmailJobs: 1, Audits: 1, Claims: 1, Processed: 1, Skipped: n - 1}, countAll(t, d))

@@ -27,15 +27,19 @@ type Migrator struct {
 	river *rivermigrate.Migrator[*sql.Tx]
 }
 
-// NewMigrator builds a migrator on sqlDB. A Postgres session lock serialises concurrent `migrate up` runs
-// from several instances of a deploy.
+// NewMigrator builds a migrator on sqlDB. A lease row in goose's lock table (goose_lock) serialises
+// concurrent `migrate up` runs from several instances of a deploy. Not a session advisory lock: a release
+// step shares the web processes' DATABASE_URL, and behind PgBouncer's transaction pooling a session lock
+// lands on whichever server connection is handed out, where the next client's statements find it already
+// theirs (two release steps both "holding" it, TestMigrationsThroughPgBouncer) or its unlock misses it.
 func NewMigrator(sqlDB *sql.DB, log *slog.Logger) (*Migrator, error) {
-	locker, err := lock.NewPostgresSessionLocker()
+	// Retried every second for five minutes: a second release step waits out the first.
+	locker, err := lock.NewPostgresTableLocker(lock.WithTableLockTimeout(time.Second, 300), lock.WithTableLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("migrator: %w", err)
 	}
 	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS,
-		goose.WithSessionLocker(locker),
+		goose.WithLocker(locker),
 		goose.WithSlog(log),
 	)
 	if err != nil {

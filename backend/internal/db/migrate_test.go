@@ -17,18 +17,19 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // schemaSnapshot describes the public schema: columns with types and defaults, every constraint's
-// definition and every index's definition, sorted, so two snapshots compare as strings.
+// definition and every index's definition, sorted, so two snapshots compare as strings. goose's own
+// tables (its versions and its lock) are goose's, not the migrations'.
 func schemaSnapshot(t *testing.T, d *pgtest.DB) string {
 	t.Helper()
 	var rows []string
 	err := d.Gorm.Raw(`
 		SELECT 'col ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '')
-		  FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'goose_db_version'
+		  FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT IN ('goose_db_version', 'goose_lock')
 		UNION ALL
 		SELECT 'con ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid)
-		  FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND conrelid::regclass::text <> 'goose_db_version'
+		  FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND conrelid::regclass::text NOT IN ('goose_db_version', 'goose_lock')
 		UNION ALL
-		SELECT 'idx ' || indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename <> 'goose_db_version'
+		SELECT 'idx ' || indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename NOT IN ('goose_db_version', 'goose_lock')
 		UNION ALL
 		SELECT 'trg ' || tgname FROM pg_trigger WHERE NOT tgisinternal
 		ORDER BY 1`).Scan(&rows).Error

@@ -1,7 +1,8 @@
 // Package pgtest gives tests real Postgres databases: one throwaway cluster per test binary (initdb +
 // pg_ctl in a short temp dir, unix socket only, fsync off), a template database migrated once, and a fresh
 // CREATE DATABASE ... TEMPLATE clone per test. TEST_DATABASE_URL points it at an existing server instead.
-// Import it from _test.go files only.
+// PgBouncer puts a transaction-pooling PgBouncer in front of a test's database. Import it from _test.go
+// files only.
 package pgtest
 
 import (
