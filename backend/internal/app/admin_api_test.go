@@ -60,6 +60,8 @@ var adminEndpoints = []struct{ method, path string }{
 	{http.MethodGet, "/users"}, {http.MethodGet, "/users/" + unknownID}, {http.MethodGet, "/audit"},
 	{http.MethodGet, "/webhook-events"}, {http.MethodGet, "/webhook-events/" + unknownID},
 	{http.MethodPost, "/webhook-events/" + unknownID + "/replay"}, {http.MethodGet, "/stats"},
+	{http.MethodGet, "/me"}, {http.MethodGet, "/users/" + unknownID + "/credits"},
+	{http.MethodGet, "/users/" + unknownID + "/deliveries"}, {http.MethodGet, "/stats/deliveries"},
 }
 
 func TestAdminAPIRequiresASession(t *testing.T) {

@@ -157,13 +157,17 @@ func New(cfg Config, deps Deps) *echo.Echo {
 		}
 	}
 	admins := authed.Group("/admin", ad.requireAdmin)
+	admins.GET("/me", ad.me)
 	admins.GET("/users", ad.users)
 	admins.GET("/users/:id", ad.user)
+	admins.GET("/users/:id/credits", ad.userCredits)
+	admins.GET("/users/:id/deliveries", ad.userDeliveries)
 	admins.GET("/audit", ad.audit)
 	admins.GET("/webhook-events", ad.webhookEvents)
 	admins.GET("/webhook-events/:id", ad.webhookEvent)
 	admins.POST("/webhook-events/:id/replay", ad.replay)
 	admins.GET("/stats", ad.stats)
+	admins.GET("/stats/deliveries", ad.deliveriesPerHour)
 	admins.GET("/feedback", ad.feedback)
 
 	if deps.Metrics != nil {
