@@ -21,6 +21,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/catchup"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
+	"github.com/fabrica-saas/fabrica/backend/internal/console"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
@@ -170,6 +171,12 @@ func (a *App) wire() error {
 		SampleRate: cfg.SentrySampleRate, Transport: a.opts.SentryTransport}); err != nil {
 		return err
 	}
+	// The console names the Clerk Frontend API of the publishable key in its CSP: a malformed key stops here.
+	pages, err := console.New(console.Config{Development: cfg.Env == config.EnvDevelopment,
+		ClerkPublishableKey: cfg.ClerkPublishableKey, Providers: a.pipeline.Providers(), Statuses: webhook.Statuses})
+	if err != nil {
+		return fmt.Errorf("config: CLERK_PUBLISHABLE_KEY: %w", err)
+	}
 	a.echo = httpapi.New(httpapi.Config{
 		Env:                cfg.Env,
 		AdminEmails:        cfg.AdminEmails,
@@ -196,6 +203,7 @@ func (a *App) wire() error {
 		Credits:  a.ledger,
 		Admin:    admin.New(a.db, a.pipeline),
 		Feedback: feedback.New(a.db),
+		Console:  pages,
 		Metrics:  a.metrics.Handler(),
 		Sentry:   a.sentry,
 	})

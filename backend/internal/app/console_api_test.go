@@ -1,9 +1,15 @@
 package app
 
 import (
+	"context"
+	"encoding/base64"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/config"
+	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
+	"github.com/fabrica-saas/fabrica/backend/internal/session/sessiontest"
 	"github.com/fabrica-saas/fabrica/backend/internal/trigger"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
@@ -256,4 +265,96 @@ func explain(t *testing.T, e *apiEnv, q string) string {
 	})
 	require.NoError(t, err, q)
 	return q + "\n" + strings.Join(plan, "\n")
+}
+
+// getWith is get with request headers.
+func getWith(h http.Handler, path string, hdr map[string]string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// The console's files are public and carry their own policy (no inline script, our origin only); the other
+// security headers stay; the files revalidate with their ETag.
+func TestConsoleIsServedWithItsOwnPolicy(t *testing.T) {
+	t.Parallel()
+	a, _ := testApp(t, nil)
+	rec := get(a.Echo(), "/console")
+	require.Equal(t, http.StatusMovedPermanently, rec.Code)
+	require.Equal(t, "/console/", rec.Header().Get("Location"))
+
+	rec = get(a.Echo(), "/console/")
+	require.Equal(t, http.StatusOK, rec.Code)
+	h := rec.Header()
+	require.Equal(t, "text/html; charset=utf-8", h.Get("Content-Type"))
+	require.Equal(t, "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; "+
+		"base-uri 'none'; form-action 'none'; frame-ancestors 'none'", h.Get("Content-Security-Policy"))
+	require.Equal(t, "nosniff", h.Get("X-Content-Type-Options"))
+	require.Equal(t, "DENY", h.Get("X-Frame-Options"))
+	require.Equal(t, "no-referrer", h.Get("Referrer-Policy"))
+	require.Equal(t, "no-cache", h.Get("Cache-Control"))
+	require.NotEmpty(t, h.Get("ETag"))
+	require.Equal(t, http.StatusNotModified, getWith(a.Echo(), "/console/", map[string]string{"If-None-Match": h.Get("ETag")}).Code)
+
+	rec = get(a.Echo(), "/console/js/main.js")
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Contains(t, rec.Header().Get("Content-Type"), "javascript")
+	rec = get(a.Echo(), "/console/js/nope.js")
+	require.Equal(t, http.StatusNotFound, rec.Code)
+	require.Contains(t, rec.Body.String(), `"code":"not_found"`)
+	// The API keeps its own policy.
+	require.Equal(t, "default-src 'none'; frame-ancestors 'none'", get(a.Echo(), "/health").Header().Get("Content-Security-Policy"))
+}
+
+// The console's paste-a-dev-token sign-in is offered in development only, and a dev token is refused by the
+// admin API anywhere else; with a publishable key the Clerk Frontend API is the one origin added to the CSP.
+func TestConsoleDevSignInIsDevelopmentOnly(t *testing.T) {
+	t.Parallel()
+	d := newAdminEnv(t).db
+	dir := t.TempDir()
+	devKey, err := devauth.LoadOrCreateKey(filepath.Join(dir, "dev.pem"))
+	require.NoError(t, err)
+	tok, err := devauth.Token(devKey, devauth.Claims{UserID: devauth.DefaultAdminUserID, Email: config.DevAdminEmail,
+		TTL: time.Minute}, time.Now())
+	require.NoError(t, err)
+	settings := func(a *App) map[string]any {
+		rec := get(a.Echo(), "/console/settings.json")
+		require.Equal(t, http.StatusOK, rec.Code)
+		return decodeBody[map[string]any](t, rec)
+	}
+	gate := func(a *App) int {
+		return getWith(a.Echo(), adminAPI+"/me", map[string]string{"Authorization": "Bearer " + tok}).Code
+	}
+
+	env := productionEnv(sessiontest.NewIssuer(t))
+	env["ADMIN_EMAILS"] = config.DevAdminEmail
+	env["CLERK_PUBLISHABLE_KEY"] = "pk_live_" + base64.RawStdEncoding.EncodeToString([]byte("clerk.example.com$"))
+	prod := appOn(t, d, env, Options{})
+	s := settings(prod)
+	require.Equal(t, false, s["dev_sign_in"])
+	require.Equal(t, "https://clerk.example.com/npm/@clerk/clerk-js@5/dist/clerk.browser.js", s["clerk"].(map[string]any)["script"])
+	require.Equal(t, []any{"clerk", "paddle"}, s["providers"])
+	require.Contains(t, get(prod.Echo(), "/console/").Header().Get("Content-Security-Policy"),
+		"script-src 'self' https://clerk.example.com; connect-src 'self' https://clerk.example.com;")
+	require.Equal(t, http.StatusUnauthorized, gate(prod), "a dev token is a forged token in production")
+
+	dev := appOn(t, d, map[string]string{"APP_ENV": "development", "DEV_SESSION_KEY_FILE": filepath.Join(dir, "dev.pem")}, Options{})
+	require.Equal(t, true, settings(dev)["dev_sign_in"])
+	require.Nil(t, settings(dev)["clerk"])
+	require.Equal(t, http.StatusOK, gate(dev), "development: the dev admin is an operator")
+
+	env["CLERK_PUBLISHABLE_KEY"] = "pk_live_bm90IGEgaG9zdA"
+	cfg, err := config.Load(func(k string) string {
+		if k == "DATABASE_URL" {
+			return d.URL
+		}
+		return env[k]
+	}, "")
+	require.NoError(t, err)
+	_, err = New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
+	require.ErrorContains(t, err, "config: CLERK_PUBLISHABLE_KEY: not a Clerk publishable key")
 }

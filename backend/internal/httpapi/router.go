@@ -16,6 +16,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/console"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
@@ -59,6 +60,8 @@ type Deps struct {
 	Credits  *credits.Service
 	Admin    *admin.Service
 	Feedback *feedback.Service
+	// Console is the operator console's pages, served at /console/ (nil: no route).
+	Console *console.Pages
 	// Metrics serves /metrics (nil: no route).
 	Metrics http.Handler
 	// Sentry receives unexpected errors and panics (nil: reporting off; see NewSentry).
@@ -169,6 +172,14 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.GET("/stats", ad.stats)
 	admins.GET("/stats/deliveries", ad.deliveriesPerHour)
 	admins.GET("/feedback", ad.feedback)
+
+	// The operator console (docs/console.md): static pages, outside /api/v1 (no session, no rate limit, no
+	// gzip of files this small), which call the admin routes above and show nothing until they answer.
+	if deps.Console != nil {
+		con := &consoleHandler{pages: deps.Console}
+		e.GET("/console", con.redirect)
+		e.GET("/console/*", con.serve)
+	}
 
 	if deps.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(deps.Metrics), bearerToken(cfg.MetricsToken))

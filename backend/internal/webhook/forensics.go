@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,4 +60,18 @@ func DeliveriesPerHourTx(ctx context.Context, tx *gorm.DB, since time.Time, prov
 		out[i].Hour = time.Date(out[i].Hour.Year(), out[i].Hour.Month(), out[i].Hour.Day(), out[i].Hour.Hour(), 0, 0, 0, time.UTC)
 	}
 	return out, nil
+}
+
+// Statuses are the archive's processing statuses (the CHECK on webhook_events), failures first: the
+// console's status filter offers them.
+var Statuses = []string{StatusFailed, StatusProcessed, StatusSkipped, StatusIgnored, StatusPending}
+
+// Providers names the pipeline's providers, sorted.
+func (p *Pipeline) Providers() []string {
+	out := make([]string, 0, len(p.providers))
+	for name := range p.providers {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }
