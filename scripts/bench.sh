@@ -253,7 +253,8 @@ start_server
 for r in $(seq "$rounds"); do round "" "$r"; done
 
 # PgBouncer: a second server through it (DB_SIMPLE_PROTOCOL, as behind any transaction pooler), pgbench
-# through it too (simple protocol: PgBouncer 1.18 cannot route prepared statements). One round.
+# through it too (extended protocol with unnamed statements: PgBouncer 1.18 cannot route named prepared
+# statements). One round.
 pooled=""
 if [ "${BENCH_PGBOUNCER:-}" != skip ] && [ -x scripts/pgbouncer.sh ]; then
   if pgb_url=$(scripts/pgbouncer.sh start "$work/pgbouncer" "127.0.0.1:$pg_port" "$dbname" 2>"$work/pgbouncer.log"); then
@@ -262,7 +263,7 @@ if [ "${BENCH_PGBOUNCER:-}" != skip ] && [ -x scripts/pgbouncer.sh ]; then
     pooled_pid=$(serve "$pgb_url" "$pooled_port" DB_SIMPLE_PROTOCOL=true)
     wait_ready "$pooled_port"
     measure "pbnew" "$pooled_pid" run_loadgen "$pooled_port" new
-    measure "pbpgfull" "$pooled_pid" run_pgbench delivery_full "$pgb_url" simple
+    measure "pbpgfull" "$pooled_pid" run_pgbench delivery_full "$pgb_url" extended
     measure "pbdup" "$pooled_pid" run_loadgen "$pooled_port" dup
     stop_pid "$pooled_pid"
     pooled=1
@@ -335,7 +336,7 @@ if [ "$fill" -gt 0 ]; then
 fi
 if [ -n "$pooled" ]; then
   echo
-  echo "Through PgBouncer (transaction pooling; server with DB_SIMPLE_PROTOCOL=true, pgbench -M simple), one round:"
+  echo "Through PgBouncer (transaction pooling; server with DB_SIMPLE_PROTOCOL=true, pgbench -M extended), one round:"
   echo
   echo "| new/s | p50 | p99 | pgbench-full tps | new/pgbench-full | dup/s | CPU new | other CPU |"
   echo "|--:|--:|--:|--:|--:|--:|--:|--:|"

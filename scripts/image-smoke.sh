@@ -199,6 +199,7 @@ EMAIL_UNSUBSCRIBE_SECRET=$(rand)
 EMAIL_DRIVER=resend
 RESEND_API_KEY=re_$(rand)
 EMAIL_FROM=Fabrica <hello@example.com>
+COMPANY_LEGAL_NAME=Fabrica Smoke Test Ltd
 METRICS_TOKEN=$(rand)
 WORKER_API_KEYS=$(rand)
 ERASURE_TOMBSTONE_KEY=$(rand)

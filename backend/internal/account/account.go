@@ -75,6 +75,9 @@ type Service struct {
 
 // New builds the account service.
 func New(d Deps, cfg Config) *Service {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
 	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, erased: d.Erasures,
 		hooks: d.SignupHooks, unsub: newUnsubscribeAEAD(cfg.UnsubscribeSecret), cfg: cfg, log: d.Log}
 }

@@ -25,12 +25,43 @@ type Identity struct {
 // Authenticate returns the user behind a verified session, creating it lazily. A soft-deleted account is
 // restored when the session proves a sign-in after the deletion, within the grace period; otherwise it
 // stays deleted and Authenticate returns ErrDeleted.
+//
+// It also records the user as seen (users.last_seen_at, for the activity metrics), at most once per
+// SeenEvery: the common request finds a fresh last_seen_at on the row it already loaded and writes nothing.
 func (s *Service) Authenticate(ctx context.Context, id Identity) (models.User, error) {
 	u, err := s.EnsureUser(ctx, id.ClerkUserID, id.Email, id.EmailVerified)
-	if !errors.Is(err, ErrDeleted) || !s.mayRestore(u, id, time.Now()) {
-		return u, err
+	if errors.Is(err, ErrDeleted) && s.mayRestore(u, id, time.Now()) {
+		u, err = s.restore(ctx, u)
 	}
-	return s.restore(ctx, u)
+	if err == nil {
+		s.touchLastSeen(ctx, &u, time.Now())
+	}
+	return u, err
+}
+
+// SeenEvery is how often an active user's last_seen_at is written at most: DAU/WAU/MAU need no finer
+// grain, and a write per request would turn every read into a row version.
+const SeenEvery = time.Hour
+
+// touchLastSeen writes last_seen_at when the loaded row's value is older than SeenEvery. The condition is
+// repeated in SQL against the database clock, so concurrent requests of one user write once, and a skew
+// between this process's clock and the database's costs at most a statement that matches nothing. It is
+// bookkeeping, not the request's purpose: a failure is logged and the request goes on.
+func (s *Service) touchLastSeen(ctx context.Context, u *models.User, now time.Time) {
+	if u.LastSeenAt != nil && now.Sub(*u.LastSeenAt) < SeenEvery {
+		return
+	}
+	var seen []time.Time
+	err := s.db.WithContext(ctx).Raw(`UPDATE users SET last_seen_at = now()
+		WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => ?))
+		RETURNING last_seen_at`, u.ID, SeenEvery.Seconds()).Scan(&seen).Error
+	if err != nil {
+		s.log.WarnContext(ctx, "record last seen", "user_id", u.ID.String(), "error", err.Error())
+		return
+	}
+	if len(seen) == 1 {
+		u.LastSeenAt = &seen[0]
+	}
 }
 
 // mayRestore is the restore rule. auth_time, not iat: a session minted before the deletion keeps refreshing

@@ -2,7 +2,9 @@ package account
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
@@ -110,7 +113,7 @@ func (s *Service) onUserCreated(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 	if err != nil {
 		return err
 	}
-	u, err := s.upsertUser(ctx, tx, snap)
+	u, err := s.upsertUser(ctx, tx, snap, true)
 	if err != nil || u.deleted || u.erased {
 		return err // a deleted or erased user is never resurrected by a late event
 	}
@@ -119,24 +122,16 @@ func (s *Service) onUserCreated(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 			return err
 		}
 	}
-	first, err := claimSignupTx(ctx, tx, u.id)
-	if err != nil {
-		return err
-	}
-	if first {
+	if u.signedUp {
 		// The hooks see the verified address stored for the user, which a newer user.updated may have set.
-		addr, err := EmailTx(ctx, tx, u.id)
-		if err != nil {
-			return err
-		}
-		if err := s.runSignupHooks(ctx, tx, NewUser{ID: u.id, ClerkUserID: snap.clerkID, Email: addr, EventID: ev.ID}); err != nil {
+		if err := s.runSignupHooks(ctx, tx, NewUser{ID: u.id, ClerkUserID: snap.clerkID, Email: u.email, EventID: ev.ID}); err != nil {
 			return err
 		}
 	}
 	return audit.Write(ctx, tx, audit.Entry{
 		Actor: audit.ActorClerk, Action: EventUserCreated, UserID: &u.id,
 		ResourceType: "user", ResourceID: snap.clerkID,
-		Details: map[string]any{"event_id": ev.ID, "signup_hooks_ran": first},
+		Details: map[string]any{"event_id": ev.ID, "signup_hooks_ran": u.signedUp},
 	})
 }
 
@@ -146,7 +141,7 @@ func (s *Service) onUserUpdated(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 	if err != nil {
 		return err
 	}
-	_, err = s.upsertUser(ctx, tx, snap)
+	_, err = s.upsertUser(ctx, tx, snap, false)
 	return err
 }
 
@@ -190,34 +185,96 @@ type upserted struct {
 	deleted bool
 	// erased: the user was hard-deleted; there is no row and nothing was written.
 	erased bool
+	// signedUp: the caller asked to claim the sign-up and this call marked it done (claimSignup), so the
+	// sign-up hooks run now; email is then the verified address stored for the user ("" for none).
+	signedUp bool
+	email    string
 }
 
+// upsertUserSQL applies a snapshot unless the stored state is newer or deleted, and never for an erased
+// user: the tombstone check (the first of Erasures' two looks) is in the same statement as the write.
+// xmax = 0 tells an inserted row from an updated one.
+const upsertUserSQL = `INSERT INTO users (clerk_user_id, email, email_verified, clerk_synced_at)
+	SELECT $1::text, $2::text, $2::text <> '', $3::timestamptz
+	 WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE clerk_id_hash = $4::bytea)
+	ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE
+	   SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified,
+	       clerk_synced_at = EXCLUDED.clerk_synced_at, updated_at = now()
+	 WHERE users.deleted_at IS NULL
+	   AND (users.clerk_synced_at IS NULL OR users.clerk_synced_at < EXCLUDED.clerk_synced_at)
+	RETURNING id, deleted_at IS NOT NULL, xmax = 0`
+
+// claimSignupSQL marks the user's sign-up done if nobody has, and returns the stored address with the
+// second look for a tombstone (a later statement than the upsert, so a newer snapshot: see
+// Erasures.guardTx). The row lock the upsert took orders concurrent user.created deliveries (different
+// event ids for one user): the first sets signup_completed_at, the others wait, re-check and match
+// nothing. A row a session or user.updated created first has no mark yet, so its user.created still
+// runs the hooks.
+const claimSignupSQL = `UPDATE users SET signup_completed_at = now()
+	 WHERE id = $1 AND signup_completed_at IS NULL AND deleted_at IS NULL
+	RETURNING coalesce(email, ''), EXISTS (SELECT 1 FROM erased_users WHERE clerk_id_hash = $2)`
+
 // upsertUser applies snap unless the stored state is newer, deleted or erased, and returns the user either
-// way.
-func (s *Service) upsertUser(ctx context.Context, tx *gorm.DB, snap snapshot) (upserted, error) {
-	var row struct {
-		ID        uuid.UUID
-		DeletedAt *time.Time
-	}
-	erased, err := s.erased.guardTx(ctx, tx, snap.clerkID, func() error {
-		err := tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, email, email_verified, clerk_synced_at)
-			VALUES (?, ?, ? <> '', ?)
-			ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE
-			   SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified,
-			       clerk_synced_at = EXCLUDED.clerk_synced_at, updated_at = now()
-			 WHERE users.deleted_at IS NULL
-			   AND (users.clerk_synced_at IS NULL OR users.clerk_synced_at < EXCLUDED.clerk_synced_at)
-			RETURNING id, deleted_at`, snap.clerkID, snap.email, snap.email, snap.at).Scan(&row).Error
-		if err == nil && row.ID == uuid.Nil {
-			// The stored snapshot is newer (or the user is deleted): read it instead of writing.
-			err = tx.WithContext(ctx).Raw(`SELECT id, deleted_at FROM users WHERE clerk_user_id = ?`, snap.clerkID).Scan(&row).Error
-		}
-		return err
-	})
+// way; with claimSignup it also claims the sign-up (upserted.signedUp). Two statements for a new user
+// instead of five: Erasures' first look rides with the upsert, its second with the claim.
+func (s *Service) upsertUser(ctx context.Context, tx *gorm.DB, snap snapshot, claimSignup bool) (upserted, error) {
+	h, err := s.erased.hash(snap.clerkID)
 	if err != nil {
 		return upserted{}, fmt.Errorf("upsert user: %w", err)
 	}
-	return upserted{id: row.ID, deleted: row.DeletedAt != nil, erased: erased}, nil
+	var u upserted
+	var inserted bool
+	err = db.QueryRow(ctx, tx, upsertUserSQL, []any{snap.clerkID, snap.email, snap.at, h}, &u.id, &u.deleted, &inserted)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Nothing written: the stored snapshot is newer, the user is deleted, or erased (no row at all).
+		err = db.QueryRow(ctx, tx, `SELECT id, deleted_at IS NOT NULL FROM users WHERE clerk_user_id = $1`,
+			[]any{snap.clerkID}, &u.id, &u.deleted)
+		if errors.Is(err, sql.ErrNoRows) {
+			return s.noRow(ctx, tx, snap.clerkID)
+		}
+	}
+	if err != nil {
+		return upserted{}, fmt.Errorf("upsert user: %w", err)
+	}
+	if u.deleted {
+		return u, nil
+	}
+	secondLook := inserted // an update found a live row, which an erasure would have had to wait for
+	if claimSignup {
+		var erased bool
+		err := db.QueryRow(ctx, tx, claimSignupSQL, []any{u.id, h}, &u.email, &erased)
+		switch {
+		case err == nil:
+			u.signedUp, secondLook = true, false
+			if erased {
+				return upserted{}, fmt.Errorf("user erased while being written: %w", ErrErased)
+			}
+		case !errors.Is(err, sql.ErrNoRows):
+			return upserted{}, fmt.Errorf("claim signup: %w", err)
+		}
+	}
+	if secondLook {
+		switch again, err := s.erased.erasedTx(ctx, tx, snap.clerkID); {
+		case err != nil:
+			return upserted{}, err
+		case again:
+			return upserted{}, fmt.Errorf("user erased while being written: %w", ErrErased)
+		}
+	}
+	return u, nil
+}
+
+// noRow explains an upsert that wrote nothing for a user that has no row: the tombstone kept the insert
+// out, or a hard delete committed between the two statements (and left its tombstone).
+func (s *Service) noRow(ctx context.Context, tx *gorm.DB, clerkID string) (upserted, error) {
+	erased, err := s.erased.erasedTx(ctx, tx, clerkID)
+	switch {
+	case err != nil:
+		return upserted{}, err
+	case !erased:
+		return upserted{}, fmt.Errorf("upsert user %s: nothing written and no row stored", clerkID)
+	}
+	return upserted{erased: true}, nil
 }
 
 func recordSignupConsent(ctx context.Context, tx *gorm.DB, id uuid.UUID) error {

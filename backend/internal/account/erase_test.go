@@ -164,6 +164,16 @@ func TestEnsureUserWithoutAnErasureKeyCreatesNothing(t *testing.T) {
 // fails (everything rolled back) and its retry is a clean no-op.
 func TestItem11UserCreatedRacingTheErasureDoesNotResurrect(t *testing.T) {
 	t.Parallel()
+	raceTheErasure(t, account.EventUserCreated)
+}
+
+// The same race for user.updated, whose upsert takes the second look on its own (no sign-up claim).
+func TestItem11UserUpdatedRacingTheErasureDoesNotResurrect(t *testing.T) {
+	t.Parallel()
+	raceTheErasure(t, account.EventUserUpdated)
+}
+
+func raceTheErasure(t *testing.T, eventType string) {
 	e := setup(t)
 	ctx := context.Background()
 	seedUser(t, e.db, "user_race", time.Now().Add(-31*day))
@@ -174,7 +184,7 @@ func TestItem11UserCreatedRacingTheErasureDoesNotResurrect(t *testing.T) {
 	require.NoError(t, account.RecordErasureTx(ctx, eraser, account.NewErasures(testErasureKey), "user_race"))
 
 	done := make(chan error, 1)
-	go func() { done <- e.tryApply(t, account.EventUserCreated, "user_race", "race@example.com", 5000) }()
+	go func() { done <- e.tryApply(t, eventType, "user_race", "race@example.com", 5000) }()
 	require.Eventually(t, func() bool {
 		var waiting int
 		require.NoError(t, e.db.Raw(`SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&waiting).Error)
@@ -183,7 +193,7 @@ func TestItem11UserCreatedRacingTheErasureDoesNotResurrect(t *testing.T) {
 	require.NoError(t, eraser.Commit().Error)
 
 	require.ErrorIs(t, <-done, account.ErrErased, "the raced upsert fails the delivery")
-	require.NoError(t, e.tryApply(t, account.EventUserCreated, "user_race", "race@example.com", 5000), "the retry succeeds")
+	require.NoError(t, e.tryApply(t, eventType, "user_race", "race@example.com", 5000), "the retry succeeds")
 	var users, grants int
 	require.NoError(t, e.db.Raw(`SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM credit_transactions)`).Row().Scan(&users, &grants))
 	require.Zero(t, users, "no user came back")

@@ -67,8 +67,8 @@ func SignupGrant(ledger *credits.Service, amount int, screen EmailScreen) Signup
 		if amount <= 0 {
 			return nil
 		}
-		_, _, err := ledger.WithTx(tx).Grant(ctx, u.ID, amount, "signup:"+u.ClerkUserID, "signup credits")
-		return err
+		// Nothing reads the grant back: it rides with the delivery's next statement (credits.GrantLater).
+		return ledger.WithTx(tx).GrantLater(ctx, u.ID, amount, "signup:"+u.ClerkUserID, "signup credits")
 	}}
 }
 
@@ -93,19 +93,6 @@ func WelcomeEmail(jobs Jobs, appName, dashboardURL string) SignupHook {
 		return jobs.EnqueueEmailTx(ctx, tx, email.TemplateWelcome, u.Email, "welcome/"+u.ClerkUserID,
 			email.WelcomeData{Email: u.Email, AppName: appName, DashboardURL: dashboardURL})
 	}}
-}
-
-// claimSignupTx marks the user's sign-up done and reports whether this call did it. The row lock the
-// upsert took orders concurrent user.created deliveries (different event ids for one user): the first
-// sets signup_completed_at, the others wait, re-check and match nothing. A row a session or user.updated
-// created first has no mark yet, so its user.created still runs the hooks.
-func claimSignupTx(ctx context.Context, tx *gorm.DB, id uuid.UUID) (bool, error) {
-	res := tx.WithContext(ctx).Exec(`UPDATE users SET signup_completed_at = now()
-		WHERE id = ? AND signup_completed_at IS NULL AND deleted_at IS NULL`, id)
-	if res.Error != nil {
-		return false, fmt.Errorf("claim signup: %w", res.Error)
-	}
-	return res.RowsAffected == 1, nil
 }
 
 // runSignupHooks runs every hook in order; the first error stops them and fails the delivery.

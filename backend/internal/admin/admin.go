@@ -41,10 +41,14 @@ type Replayer interface {
 type Service struct {
 	db       *gorm.DB
 	replayer Replayer
+	revenue  RevenueSource
 }
 
-// New builds the admin service; replayer may be nil, and Replay then fails with ErrNoReplayer.
-func New(db *gorm.DB, replayer Replayer) *Service { return &Service{db: db, replayer: replayer} }
+// New builds the admin service; replayer may be nil, and Replay then fails with ErrNoReplayer; revenue
+// may be nil, and the overview then reports no revenue.
+func New(db *gorm.DB, replayer Replayer, revenue RevenueSource) *Service {
+	return &Service{db: db, replayer: replayer, revenue: revenue}
+}
 
 // UnauthorizedEvery is how often a refused admin request of one user is audited at most.
 const UnauthorizedEvery = time.Minute

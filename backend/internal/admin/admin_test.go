@@ -55,7 +55,7 @@ func setup(t *testing.T) *fixture {
 			return tx.Exec(`INSERT INTO audit_logs (actor, action, resource_id) VALUES ('test', 'effect', ?)`, ev.ID).Error
 		}},
 	})
-	f.svc = admin.New(d.Gorm, f.pipeline)
+	f.svc = admin.New(d.Gorm, f.pipeline, nil)
 	return f
 }
 
@@ -127,7 +127,7 @@ func TestReplayRefusalsAreNotAudited(t *testing.T) {
 	require.ErrorIs(t, err, webhook.ErrNotReplayable)
 	_, err = f.svc.Replay(context.Background(), boss, uuid.New())
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = admin.New(f.db, nil).Replay(context.Background(), boss, id)
+	_, err = admin.New(f.db, nil, nil).Replay(context.Background(), boss, id)
 	require.ErrorIs(t, err, admin.ErrNoReplayer)
 	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM audit_logs WHERE action = ?`, admin.ActionWebhookReplayed))
 }

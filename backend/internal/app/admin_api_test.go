@@ -62,6 +62,9 @@ var adminEndpoints = []struct{ method, path string }{
 	{http.MethodPost, "/webhook-events/" + unknownID + "/replay"}, {http.MethodGet, "/stats"},
 	{http.MethodGet, "/me"}, {http.MethodGet, "/users/" + unknownID + "/credits"},
 	{http.MethodGet, "/users/" + unknownID + "/deliveries"}, {http.MethodGet, "/stats/deliveries"},
+	{http.MethodGet, "/metrics/overview"}, {http.MethodPost, "/broadcasts"}, {http.MethodGet, "/broadcasts"},
+	{http.MethodGet, "/broadcasts/" + unknownID}, {http.MethodPost, "/broadcasts/" + unknownID + "/send"},
+	{http.MethodGet, "/emails/welcome/preview"},
 }
 
 func TestAdminAPIRequiresASession(t *testing.T) {
@@ -297,7 +300,7 @@ func TestAdminReplaysAFailedDeliveryOnce(t *testing.T) {
 
 	replay := adminAPI + "/webhook-events/" + failed[0] + "/replay"
 	rec = e.call(t, http.MethodPost, replay, boss, "")
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String()+" (needs app.go: admin.New(a.db, a.pipeline))")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String()+" (needs app.go: admin.New(a.db, a.pipeline, a.billing))")
 	require.JSONEq(t, `{"event_id":"evt_updated","status":"processed","replay_of":"`+failed[0]+`"}`, rec.Body.String())
 	rec = e.call(t, http.MethodPost, replay, boss, "")
 	require.Equal(t, http.StatusOK, rec.Code)

@@ -19,6 +19,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
+	"github.com/fabrica-saas/fabrica/backend/internal/broadcast"
 	"github.com/fabrica-saas/fabrica/backend/internal/catchup"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/console"
@@ -68,7 +69,9 @@ type App struct {
 	catchup   *catchup.Service
 	blocklist *disposable.Blocklist
 	sentry    *sentry.Hub
-	workers   *river.Workers
+	// broadcasts composes, dispatches and sends broadcasts (its jobs run on the workers).
+	broadcasts *broadcast.Service
+	workers    *river.Workers
 }
 
 // LoadConfig reads the configuration from getenv (and .env in development).
@@ -110,7 +113,10 @@ func (a *App) wire() error {
 	if a.migrator, err = db.NewMigrator(sqlDB, a.log); err != nil {
 		return err
 	}
-	queue := jobs.NewQueue(!cfg.DBSimpleProtocol)
+	queue, err := jobs.NewQueue(sqlDB, !cfg.DBSimpleProtocol)
+	if err != nil {
+		return err
+	}
 	sender := a.opts.EmailSender
 	if sender == nil {
 		if sender, err = email.New(email.Config{
@@ -160,8 +166,12 @@ func (a *App) wire() error {
 		return err
 	}
 	a.catchup = a.newCatchup()
+	a.broadcasts = broadcast.New(broadcast.Deps{DB: a.db, Jobs: queue, Sender: sender, Links: a.accounts, Tiers: tiers, Log: a.log},
+		broadcast.Config{AppName: cfg.AppName, CompanyLegalName: cfg.CompanyLegalName, RatePerSecond: cfg.EmailRatePerSecond})
 	a.workers = river.NewWorkers()
 	river.AddWorker(a.workers, jobs.NewEmailWorker(sender, email.Renderer{Footer: email.Footer{CompanyLegalName: cfg.CompanyLegalName}}))
+	river.AddWorker(a.workers, jobs.NewBroadcastDispatchWorker(a.broadcasts))
+	river.AddWorker(a.workers, jobs.NewBroadcastSendWorker(a.broadcasts))
 	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log))
 	river.AddWorker(a.workers, jobs.NewCancelSubscriptionWorker(a.paddle, func(err error) bool {
 		// Not found or already canceled: there is nothing left to stop.
@@ -194,18 +204,19 @@ func (a *App) wire() error {
 		HSTS:                cfg.Env == config.EnvProduction,
 		TrustedProxies:      cfg.TrustedProxies,
 	}, httpapi.Deps{
-		Log:      a.log,
-		Checks:   a.readinessChecks(),
-		Webhooks: a.pipeline,
-		Sessions: sessions,
-		Accounts: a.accounts,
-		Billing:  a.billing,
-		Credits:  a.ledger,
-		Admin:    admin.New(a.db, a.pipeline),
-		Feedback: feedback.New(a.db),
-		Console:  pages,
-		Metrics:  a.metrics.Handler(),
-		Sentry:   a.sentry,
+		Log:        a.log,
+		Checks:     a.readinessChecks(),
+		Webhooks:   a.pipeline,
+		Sessions:   sessions,
+		Accounts:   a.accounts,
+		Billing:    a.billing,
+		Credits:    a.ledger,
+		Admin:      admin.New(a.db, a.pipeline, a.billing),
+		Broadcasts: a.broadcasts,
+		Feedback:   feedback.New(a.db),
+		Console:    pages,
+		Metrics:    a.metrics.Handler(),
+		Sentry:     a.sentry,
 	})
 	return nil
 }

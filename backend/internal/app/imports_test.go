@@ -66,7 +66,7 @@ func TestImportRules(t *testing.T) {
 		// The console's pages: app builds them from the config, httpapi serves them.
 		module + "internal/console": {"internal/app", "internal/httpapi"},
 	}
-	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing",
+	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing", "internal/broadcast",
 		"internal/billing/paddleapi", "internal/console", "internal/credits", "internal/db", "internal/disposable", "internal/email", "internal/feedback", "internal/metrics",
 		"internal/models", "internal/session", "internal/webhook"}
 	for _, p := range listPackages(t) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -27,10 +28,20 @@ type Revenue struct {
 	Discounted int
 	// FromTiersFile is how many items were priced from the tiers file rather than the payload.
 	FromTiersFile int
+	// ByTier splits MRR, Subscriptions and Unpriced by the subscription's tier.
+	ByTier map[string]TierRevenue
+}
+
+// TierRevenue is one tier's part of Revenue.
+type TierRevenue struct {
+	MRR           map[string]int64
+	Subscriptions int
+	Unpriced      int
 }
 
 type revenueItem struct {
 	SubscriptionID   uuid.UUID
+	Tier             string
 	Discounted       bool
 	PriceID          string
 	Quantity         int
@@ -43,20 +54,25 @@ type revenueItem struct {
 // RevenueTx computes Revenue on tx (the metrics endpoint, the admin view).
 func (s *Service) RevenueTx(ctx context.Context, tx *gorm.DB) (Revenue, error) {
 	var items []revenueItem
-	if err := tx.WithContext(ctx).Raw(`SELECT s.id AS subscription_id, s.discount IS NOT NULL AS discounted,
+	if err := tx.WithContext(ctx).Raw(`SELECT s.id AS subscription_id, s.tier, s.discount IS NOT NULL AS discounted,
 		i.price_id, i.quantity, i.unit_amount, i.currency, i.billing_interval, i.billing_frequency
 		FROM subscriptions s JOIN subscription_items i ON i.subscription_id = s.id
 		WHERE s.status IN ? AND s.access_revoked_at IS NULL AND i.recurring AND i.status <> 'inactive'
 		ORDER BY s.id, i.position`, RevenueStatuses).Scan(&items).Error; err != nil {
 		return Revenue{}, fmt.Errorf("revenue: %w", err)
 	}
-	out := Revenue{MRR: map[string]int64{}}
-	monthly := map[string]float64{}
+	out := Revenue{MRR: map[string]int64{}, ByTier: map[string]TierRevenue{}}
+	monthly, tierMonthly := map[string]float64{}, map[string]map[string]float64{}
 	seen, unpriced := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
 	for _, it := range items {
+		tier := out.ByTier[it.Tier]
+		if tierMonthly[it.Tier] == nil {
+			tierMonthly[it.Tier] = map[string]float64{}
+		}
 		if !seen[it.SubscriptionID] {
 			seen[it.SubscriptionID] = true
 			out.Subscriptions++
+			tier.Subscriptions++
 			if it.Discounted {
 				out.Discounted++
 			}
@@ -66,16 +82,50 @@ func (s *Service) RevenueTx(ctx context.Context, tx *gorm.DB) (Revenue, error) {
 			if !unpriced[it.SubscriptionID] {
 				unpriced[it.SubscriptionID] = true
 				out.Unpriced++
+				tier.Unpriced++
 			}
+			out.ByTier[it.Tier] = tier
 			continue
 		}
 		if fromFile {
 			out.FromTiersFile++
 		}
-		monthly[cur] += float64(amount) * float64(it.Quantity) * perMonth(interval, freq)
+		v := float64(amount) * float64(it.Quantity) * perMonth(interval, freq)
+		monthly[cur] += v
+		tierMonthly[it.Tier][cur] += v
+		out.ByTier[it.Tier] = tier
 	}
-	for cur, v := range monthly {
-		out.MRR[cur] = int64(math.Round(v))
+	out.MRR = rounded(monthly)
+	for name, m := range tierMonthly {
+		tier := out.ByTier[name]
+		tier.MRR = rounded(m)
+		out.ByTier[name] = tier
+	}
+	return out, nil
+}
+
+// rounded turns fractional minor units per currency into whole ones.
+func rounded(m map[string]float64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for cur, v := range m {
+		out[cur] = int64(math.Round(v))
+	}
+	return out
+}
+
+// TierCount is a number of subscriptions of one tier.
+type TierCount struct {
+	Tier  string
+	Count int64
+}
+
+// CanceledSinceTx counts the subscriptions canceled since since, by tier (the overview's churn), on
+// ix_subscriptions_canceled_at.
+func CanceledSinceTx(ctx context.Context, tx *gorm.DB, since time.Time) ([]TierCount, error) {
+	out := []TierCount{}
+	if err := tx.WithContext(ctx).Raw(`SELECT tier, count(*) AS count FROM subscriptions WHERE canceled_at >= ?
+		GROUP BY tier ORDER BY tier`, since).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("canceled subscriptions: %w", err)
 	}
 	return out, nil
 }

@@ -47,5 +47,8 @@ func TestRevenueFromRealAmounts(t *testing.T) {
 			"EUR": 4583, // 10 × 5500 / 12
 		},
 		Subscriptions: 3, Unpriced: 1, Discounted: 1, FromTiersFile: 1,
+		ByTier: map[string]billing.TierRevenue{
+			"team": {MRR: map[string]int64{"USD": 27000 + 2000 + 9000, "EUR": 4583}, Subscriptions: 3, Unpriced: 1},
+		},
 	}, rev, "sub_old's storage add-on has no amount anywhere: unpriced, left out")
 }

@@ -81,7 +81,9 @@ type Config struct {
 	SMTPURL                string
 	ResendAPIKey           string
 	EmailUnsubscribeSecret string
-	AdminEmails            []string
+	// EmailRatePerSecond throttles broadcast sends per process (0: unthrottled).
+	EmailRatePerSecond float64
+	AdminEmails        []string
 	// AdminClerkUserIDs pins operators by Clerk user id, whatever their email.
 	AdminClerkUserIDs []string
 	PublicBaseURL     string
@@ -240,6 +242,7 @@ func build(v *viper.Viper) (Config, error) {
 		SMTPURL:                  p.str("SMTP_URL"),
 		ResendAPIKey:             p.str("RESEND_API_KEY"),
 		EmailUnsubscribeSecret:   p.str("EMAIL_UNSUBSCRIBE_SECRET"),
+		EmailRatePerSecond:       p.number("EMAIL_RATE_PER_SECOND"),
 		AdminEmails:              p.list("ADMIN_EMAILS"), // folded by their consumer (email.Fold), ASCII-only
 		AdminClerkUserIDs:        p.list("ADMIN_CLERK_USER_IDS"),
 		PublicBaseURL:            strings.TrimRight(p.str("PUBLIC_BASE_URL"), "/"),
@@ -255,7 +258,7 @@ func build(v *viper.Viper) (Config, error) {
 		CompanyLegalName:        p.str("COMPANY_LEGAL_NAME"),
 		DisposableDomainsURL:    p.str("DISPOSABLE_DOMAINS_URL"),
 		SentryDSN:               p.str("SENTRY_DSN"),
-		SentrySampleRate:        p.float("SENTRY_SAMPLE_RATE"),
+		SentrySampleRate:        p.number("SENTRY_SAMPLE_RATE"),
 		SentryEnvironment:       p.str("SENTRY_ENVIRONMENT"),
 	}
 	return c, p.err

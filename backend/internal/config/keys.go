@@ -48,6 +48,7 @@ var Keys = []Key{
 	{Name: "SMTP_URL", Secret: true},
 	{Name: "RESEND_API_KEY", Secret: true},
 	{Name: "EMAIL_UNSUBSCRIBE_SECRET", Secret: true},
+	{Name: "EMAIL_RATE_PER_SECOND", Default: "2"},
 	{Name: "ADMIN_EMAILS"},
 	{Name: "ADMIN_CLERK_USER_IDS"},
 	{Name: "PUBLIC_BASE_URL", Default: "http://localhost:8080"},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -34,10 +35,11 @@ func (p *parser) integer(name string) int {
 	return n
 }
 
-func (p *parser) float(name string) float64 {
+// number reads a non-negative decimal number such as 2 or 0.5.
+func (p *parser) number(name string) float64 {
 	f, err := strconv.ParseFloat(p.str(name), 64)
-	if err != nil {
-		p.fail(name, "must be a number")
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		p.fail(name, "must be a non-negative number such as 2 or 0.5")
 	}
 	return f
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
 // deductSQL inserts the deduct only if the balance covers it, in one round trip. It must run after
@@ -37,6 +39,21 @@ func (s *Service) Grant(ctx context.Context, userID uuid.UUID, amount int, jobID
 		return Movement{}, false, wrap("grant credits", err)
 	}
 	return m, created, nil
+}
+
+// GrantLater is Grant for a caller that needs no result: the grant is written, or it is a no-op if jobID
+// was granted before. In a db.Pipelined transaction it rides with the next statement or the COMMIT
+// (db.ExecLater), so a failure (the user is gone) fails the transaction there.
+func (s *Service) GrantLater(ctx context.Context, userID uuid.UUID, amount int, jobID, reason string) error {
+	if err := validate(amount, jobID, reason); err != nil {
+		return wrap("grant credits", err)
+	}
+	if err := db.ExecLater(ctx, s.db, `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
+		VALUES ($1, $2, 'grant', $3, $4) ON CONFLICT ON CONSTRAINT uq_credit_transactions_user_job_kind DO NOTHING`,
+		userID, amount, jobID, reason); err != nil {
+		return wrap("grant credits", translate(s.db, err))
+	}
+	return nil
 }
 
 // Granted sums the user's grants whose job id starts with jobIDPrefix (a caller's family of keys, such as

@@ -50,3 +50,30 @@ func (s *Service) Recent(ctx context.Context, window time.Duration) ([]KindTotal
 	}
 	return out, nil
 }
+
+// Day is one UTC day of the ledger: credits granted, spent (deducted) and given back (refunds, the
+// reconciler's included), all as positive numbers.
+type Day struct {
+	Day      time.Time
+	Granted  int64
+	Spent    int64
+	Refunded int64
+}
+
+// PerDay totals the ledger since since per UTC day (the admin overview), on (kind, created_at).
+func (s *Service) PerDay(ctx context.Context, since time.Time) ([]Day, error) {
+	out := []Day{}
+	err := s.db.WithContext(ctx).Raw(`SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day,
+		coalesce(sum(delta) FILTER (WHERE kind = ?), 0) AS granted,
+		coalesce(-sum(delta) FILTER (WHERE kind = ?), 0) AS spent,
+		coalesce(sum(delta) FILTER (WHERE kind IN ?), 0) AS refunded
+		FROM credit_transactions WHERE kind IN ? AND created_at >= ? GROUP BY 1 ORDER BY 1`,
+		KindGrant, KindDeduct, refundKinds, append([]string{KindGrant, KindDeduct}, refundKinds...), since).Scan(&out).Error
+	if err != nil {
+		return nil, wrap("ledger per day", err)
+	}
+	return out, nil
+}
+
+// refundKinds are the movements that give a deduct's credits back.
+var refundKinds = []string{KindRefund, KindReconcilerRefund}

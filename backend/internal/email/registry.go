@@ -2,7 +2,10 @@ package email
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // Template names: an email job stores the name and the template's data, and the worker renders at send
@@ -17,7 +20,18 @@ const (
 	TemplateDeletionScheduled = "deletion_scheduled"
 	// TemplatePaymentFailed tells the user a renewal payment failed (subscription past_due).
 	TemplatePaymentFailed = "payment_failed"
+	// TemplateAnnouncement is the generic broadcast: a subject and a Markdown body (BroadcastData).
+	TemplateAnnouncement = "announcement"
 )
+
+// ErrUnknownTemplate means no template has the name.
+var ErrUnknownTemplate = errors.New("unknown email template")
+
+// broadcastTemplates are the templates a broadcast run may name: each renders a BroadcastData.
+var broadcastTemplates = map[string]bool{TemplateAnnouncement: true}
+
+// IsBroadcastTemplate reports whether a broadcast may use the template.
+func IsBroadcastTemplate(name string) bool { return broadcastTemplates[name] }
 
 type renderFunc func(data json.RawMessage, f Footer) (subject, text, html string, err error)
 
@@ -39,6 +53,7 @@ var registry = map[string]renderFunc{
 	TemplateOpsAlert:             decodeInto[OpsAlertData](opsAlertTmpl),
 	TemplateDeletionScheduled:    decodeInto[DeletionScheduledData](deletionScheduledTmpl),
 	TemplatePaymentFailed:        decodeInto[PaymentFailedData](paymentFailedTmpl),
+	TemplateAnnouncement:         renderAnnouncement,
 }
 
 // Render builds the message for template from its JSON data, without a footer; the caller sets To and
@@ -57,7 +72,7 @@ type Renderer struct {
 func (r Renderer) Render(template string, data json.RawMessage) (Message, error) {
 	render, ok := registry[template]
 	if !ok {
-		return Message{}, fmt.Errorf("unknown email template %q", template)
+		return Message{}, fmt.Errorf("%w %q", ErrUnknownTemplate, template)
 	}
 	subject, text, html, err := render(data, r.Footer)
 	if err != nil {
@@ -65,3 +80,6 @@ func (r Renderer) Render(template string, data json.RawMessage) (Message, error)
 	}
 	return Message{Subject: subject, Text: text, HTML: html}, nil
 }
+
+// Templates lists every template name, sorted.
+func Templates() []string { return slices.Sorted(maps.Keys(registry)) }

@@ -2,6 +2,7 @@ package email
 
 import (
 	"embed"
+	"encoding/json"
 	htmltemplate "html/template"
 	"maps"
 	"strings"
@@ -31,6 +32,7 @@ var (
 	opsAlertTmpl             = mustParse("ops_alert")
 	deletionScheduledTmpl    = mustParse("deletion_scheduled")
 	paymentFailedTmpl        = mustParse("payment_failed")
+	announcementTmpl         = mustParse("announcement")
 )
 
 // Footer is what every email ends with: the legal name of the company (COMPANY_LEGAL_NAME) and, for
@@ -176,6 +178,44 @@ type PaymentFailedData struct {
 // PaymentFailed renders the mail sent when a renewal payment fails.
 func PaymentFailed(d PaymentFailedData) (subject, text, html string, err error) {
 	return paymentFailedTmpl.render(d)
+}
+
+// BroadcastData fills a broadcast template (IsBroadcastTemplate): the run's subject and Markdown body. The
+// unsubscribe link of mail sent on marketing consent is the footer's (Footer.UnsubscribeURL), as for
+// every other template.
+type BroadcastData struct {
+	AppName      string
+	Subject      string
+	BodyMarkdown string
+}
+
+// broadcastView is what the broadcast templates see: the body rendered both ways.
+type broadcastView struct {
+	BroadcastData
+	BodyHTML htmltemplate.HTML
+	BodyText string
+}
+
+// Announcement renders the generic broadcast without a footer: the subject as its heading and the
+// Markdown body, inside the layout. Raw HTML in the Markdown is dropped (see markdownHTML).
+func Announcement(d BroadcastData) (subject, text, html string, err error) {
+	return announcementWith(d, Footer{})
+}
+
+func announcementWith(d BroadcastData, f Footer) (subject, text, html string, err error) {
+	body, err := markdownHTML(d.BodyMarkdown)
+	if err != nil {
+		return "", "", "", err
+	}
+	return announcementTmpl.renderWith(broadcastView{BroadcastData: d, BodyHTML: body, BodyText: markdownText(d.BodyMarkdown)}, f)
+}
+
+func renderAnnouncement(data json.RawMessage, f Footer) (string, string, string, error) {
+	var d BroadcastData
+	if err := json.Unmarshal(data, &d); err != nil {
+		return "", "", "", err
+	}
+	return announcementWith(d, f)
 }
 
 // WithUnsubscribe returns m with the RFC 8058 one-click unsubscribe headers that marketing mail must carry:

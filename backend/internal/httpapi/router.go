@@ -16,6 +16,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/broadcast"
 	"github.com/fabrica-saas/fabrica/backend/internal/console"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
@@ -60,6 +61,8 @@ type Deps struct {
 	Credits  *credits.Service
 	Admin    *admin.Service
 	Feedback *feedback.Service
+	// Broadcasts composes and sends the admin's broadcasts.
+	Broadcasts *broadcast.Service
 	// Console is the operator console's pages, served at /console/ (nil: no route).
 	Console *console.Pages
 	// Metrics serves /metrics (nil: no route).
@@ -172,6 +175,14 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.GET("/stats", ad.stats)
 	admins.GET("/stats/deliveries", ad.deliveriesPerHour)
 	admins.GET("/feedback", ad.feedback)
+	admins.GET("/metrics/overview", ad.overview)
+
+	bc := &broadcastHandler{broadcasts: deps.Broadcasts}
+	admins.POST("/broadcasts", bc.create)
+	admins.GET("/broadcasts", bc.list)
+	admins.GET("/broadcasts/:id", bc.get)
+	admins.POST("/broadcasts/:id/send", bc.send)
+	admins.GET("/emails/:template/preview", bc.preview)
 
 	// The operator console (docs/console.md): static pages, outside /api/v1 (no session, no rate limit, no
 	// gzip of files this small), which call the admin routes above and show nothing until they answer.

@@ -70,6 +70,7 @@ func NewRunner(ctx context.Context, cfg RunnerConfig, log *slog.Logger, workers 
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cfg.MaxWorkers},
 			QueueEmail:         {MaxWorkers: cfg.MaxWorkers},
+			QueueBroadcast:     {MaxWorkers: BroadcastMaxWorkers},
 		},
 	})
 	if err != nil {

@@ -59,9 +59,11 @@ type User struct {
 	SignupCompletedAt *time.Time
 	// DisposableEmail: the verified address was on the disposable-email blocklist at sign-up (no signup credits).
 	DisposableEmail bool
-	DeletedAt       *time.Time
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// LastSeenAt is the last authenticated request, written at most once an hour.
+	LastSeenAt *time.Time
+	DeletedAt  *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Subscription mirrors one Paddle subscription.
@@ -150,3 +152,33 @@ type Feedback struct {
 
 // TableName keeps GORM from pluralising feedback.
 func (Feedback) TableName() string { return "feedback" }
+
+// BroadcastRun is one admin-composed broadcast and its lifecycle.
+type BroadcastRun struct {
+	ID            uuid.UUID `gorm:"type:uuid;default:gen_random_uuid()"`
+	Template      string
+	Subject       string
+	BodyMarkdown  string
+	Audience      json.RawMessage `gorm:"type:jsonb"`
+	Kind          string
+	BypassConsent bool
+	Status        string `gorm:"default:queued"`
+	CreatedBy     string
+	CreatedAt     time.Time `gorm:"default:now()"`
+	StartedAt     *time.Time
+	DispatchedAt  *time.Time
+	FinishedAt    *time.Time
+}
+
+// BroadcastRecipient is one recipient of a broadcast run; UserID is nil once the user is erased.
+type BroadcastRecipient struct {
+	ID           uuid.UUID  `gorm:"type:uuid;default:gen_random_uuid()"`
+	RunID        uuid.UUID  `gorm:"type:uuid"`
+	UserID       *uuid.UUID `gorm:"type:uuid"`
+	Status       string
+	Reason       *string
+	CreatedAt    time.Time
+	SentAt       *time.Time
+	ClaimedUntil *time.Time
+	FinishedAt   *time.Time
+}

@@ -155,3 +155,23 @@ func CountDeliveriesTx(ctx context.Context, tx *gorm.DB, window time.Duration) (
 	}
 	return out, nil
 }
+
+// OutcomeDay is how many deliveries were archived on one UTC day with one processing status.
+type OutcomeDay struct {
+	Day    time.Time
+	Status string
+	Count  int64
+}
+
+// DeliveriesPerDayTx counts the deliveries archived since since per UTC day and processing status (the
+// admin overview). The partitions' primary key (created_at, id) bounds the scan to the window.
+func DeliveriesPerDayTx(ctx context.Context, tx *gorm.DB, since time.Time) ([]OutcomeDay, error) {
+	out := []OutcomeDay{}
+	err := tx.WithContext(ctx).Raw(`SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day,
+		processing_status AS status, count(*) AS count FROM webhook_events WHERE created_at >= ?
+		GROUP BY 1, 2 ORDER BY 1, 2`, since).Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("deliveries per day: %w", err)
+	}
+	return out, nil
+}
