@@ -64,7 +64,7 @@ var adminEndpoints = []struct{ method, path string }{
 	{http.MethodGet, "/users/" + unknownID + "/deliveries"}, {http.MethodGet, "/stats/deliveries"},
 	{http.MethodGet, "/metrics/overview"}, {http.MethodPost, "/broadcasts"}, {http.MethodGet, "/broadcasts"},
 	{http.MethodGet, "/broadcasts/" + unknownID}, {http.MethodPost, "/broadcasts/" + unknownID + "/send"},
-	{http.MethodGet, "/emails/welcome/preview"},
+	{http.MethodGet, "/emails/welcome/preview"}, {http.MethodPost, "/broadcasts/preview"},
 }
 
 func TestAdminAPIRequiresASession(t *testing.T) {

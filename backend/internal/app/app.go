@@ -182,8 +182,13 @@ func (a *App) wire() error {
 		return err
 	}
 	// The console names the Clerk Frontend API of the publishable key in its CSP: a malformed key stops here.
+	var tierNames []string
+	for _, t := range tiers.List() {
+		tierNames = append(tierNames, t.Name)
+	}
 	pages, err := console.New(console.Config{Development: cfg.Env == config.EnvDevelopment,
-		ClerkPublishableKey: cfg.ClerkPublishableKey, Providers: a.pipeline.Providers(), Statuses: webhook.Statuses})
+		ClerkPublishableKey: cfg.ClerkPublishableKey, Providers: a.pipeline.Providers(), Statuses: webhook.Statuses,
+		Templates: email.BroadcastTemplates(), Tiers: tierNames})
 	if err != nil {
 		return fmt.Errorf("config: CLERK_PUBLISHABLE_KEY: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/session/sessiontest"
 	"github.com/fabrica-saas/fabrica/backend/internal/trigger"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
@@ -357,4 +358,29 @@ func TestConsoleDevSignInIsDevelopmentOnly(t *testing.T) {
 	require.NoError(t, err)
 	_, err = New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 	require.ErrorContains(t, err, "config: CLERK_PUBLISHABLE_KEY: not a Clerk publishable key")
+}
+
+// The console previews a draft before it is stored: rendered as a send would (the footer's unsubscribe link
+// only where consent gates the run), validated as create would, and nothing written.
+func TestBroadcastDraftPreview(t *testing.T) {
+	t.Parallel()
+	e := newBroadcastEnv(t)
+	boss := e.adminToken(t)
+	rec := e.call(t, http.MethodPost, adminAPI+"/broadcasts/preview", boss,
+		`{"template":"announcement","subject":" Spring news ","body_markdown":"Hello **you** <script>x()</script>","kind":"marketing"}`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	p := decodeBody[map[string]string](t, rec)
+	require.Equal(t, "Spring news", p["subject"])
+	require.Contains(t, p["html"], "<strong>you</strong>")
+	require.NotContains(t, p["html"], "<script>")
+	require.Contains(t, p["text"], email.SampleUnsubscribeURL)
+	rec = e.call(t, http.MethodPost, adminAPI+"/broadcasts/preview", boss,
+		`{"template":"announcement","subject":"Terms","kind":"transactional","bypass_consent":true}`)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.NotContains(t, rec.Body.String(), "unsubscribe?t=", "mail that bypasses consent carries no unsubscribe link")
+	rec = e.call(t, http.MethodPost, adminAPI+"/broadcasts/preview", boss, `{"template":"announcement","subject":"","kind":"marketing"}`)
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+	require.Contains(t, rec.Body.String(), "subject")
+	require.Zero(t, e.count(t, `SELECT count(*) FROM broadcast_runs`))
+	require.Zero(t, e.count(t, `SELECT count(*) FROM audit_logs WHERE action LIKE 'broadcast.%'`))
 }

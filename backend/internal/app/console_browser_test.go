@@ -59,7 +59,7 @@ func newConsoleWorld(t *testing.T) *consoleWorld {
 	dir := t.TempDir()
 	w := &consoleWorld{db: pgtest.New(t), devKey: filepath.Join(dir, "dev-session-key.pem")}
 	w.env = map[string]string{"APP_ENV": config.EnvDevelopment, "DEV_SESSION_KEY_FILE": w.devKey,
-		"TIERS_FILE": writeFile(t, dir, "tiers-before.yaml", tiersBefore)}
+		"TIERS_FILE": writeFile(t, dir, "tiers-before.yaml", tiersBefore), "EMAIL_RATE_PER_SECOND": "0", "SHUTDOWN_TIMEOUT": "5s"}
 	w.live.Store(appOn(t, w.db, w.env, Options{}))
 	w.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.live.Load().Echo().ServeHTTP(rw, r)
@@ -183,7 +183,7 @@ func (p *page) wait(what, predicate string) {
 	for {
 		_, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate, chromedp.WithPollingTimeout(stepTimeout)))
 		// A reload (signing in reloads the page) destroys the context the poll ran in: poll the new one.
-		if err != nil && strings.Contains(err.Error(), "Cannot find context") && ctx.Err() == nil {
+		if err != nil && ctx.Err() == nil && reloaded(err) {
 			continue
 		}
 		if err != nil {
@@ -192,6 +192,16 @@ func (p *page) wait(what, predicate string) {
 		}
 		return
 	}
+}
+
+// reloaded reports an error of a poll whose page went away under it (a reload): the wait goes on.
+func reloaded(err error) bool {
+	for _, m := range []string{"Cannot find context", "Inspected target navigated or closed", "Execution context was destroyed"} {
+		if strings.Contains(err.Error(), m) {
+			return true
+		}
+	}
+	return false
 }
 
 // ready waits for a page of the console to have rendered with this heading.
@@ -327,6 +337,30 @@ func TestConsoleInABrowser(t *testing.T) {
 	op.ready("Audit")
 	op.wait("the replays in the trail", `document.querySelectorAll("main tbody tr").length === 1`)
 	op.shot("audit")
+
+	// A broadcast: composed from the template, previewed, saved, sent (confirmed first), its progress shown
+	// until it finishes. The job workers run for this part, as `fabrica serve` runs them.
+	op.do(chromedp.Click(chromedp.CSS(`#nav a[data-page="broadcasts"]`)))
+	op.ready("Broadcasts")
+	op.do(chromedp.SetValue(chromedp.ID("b-subject"), "Scheduled maintenance"),
+		chromedp.SetValue(chromedp.ID("b-body"), "We will be **down for ten minutes** on Sunday at 06:00 UTC.\n\n- exports pause\n- webhooks queue up"),
+		chromedp.Click(chromedp.CSS(`input[name=kind][value=transactional]`)), chromedp.Click(chromedp.ID("b-bypass")),
+		chromedp.Click(chromedp.ID("b-preview")))
+	op.wait("the preview", `(document.getElementById("preview-text")?.textContent || "").includes("down for ten minutes")`)
+	op.shot("broadcast-compose")
+	op.do(chromedp.Click(chromedp.ID("b-save")))
+	op.ready("Scheduled maintenance")
+	workers, stop := context.WithCancel(t.Context())
+	worked := make(chan error, 1)
+	go func() { worked <- w.live.Load().RunWorkers(workers) }()
+	op.do(chromedp.Click(chromedp.ID("send")))
+	op.wait("the confirmation", `document.getElementById("send-dialog").open`)
+	op.do(chromedp.Click(chromedp.ID("send-confirm")))
+	op.wait("the broadcast to finish", `document.querySelector("#run-status .badge")?.textContent === "finished"`)
+	require.Contains(t, op.eval(`document.getElementById("run-counts").textContent`), "3 sent", "ann, bob and the operator")
+	op.shot("broadcast")
+	stop()
+	require.NoError(t, <-worked)
 
 	// On a phone.
 	op.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Evaluate[chromedp.Void](`location.hash = "#/deliveries"`))

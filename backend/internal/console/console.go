@@ -29,6 +29,8 @@ type Config struct {
 	// Providers and Statuses are the webhook pipeline's provider names and the archive's processing
 	// statuses, which the deliveries filter offers (one definition: the webhook package's).
 	Providers, Statuses []string
+	// Templates are the broadcast templates and Tiers the tier names, which the compose form offers.
+	Templates, Tiers []string
 }
 
 // File is one servable file: its bytes, type and a strong ETag (the hash of the bytes).
@@ -54,6 +56,8 @@ type settings struct {
 	Clerk     *clerkSettings `json:"clerk"`
 	Providers []string       `json:"providers"`
 	Statuses  []string       `json:"statuses"`
+	Templates []string       `json:"broadcast_templates"`
+	Tiers     []string       `json:"tiers"`
 }
 
 type clerkSettings struct {
@@ -65,7 +69,8 @@ type clerkSettings struct {
 // New reads the embedded files and builds the settings; a malformed publishable key is an error.
 func New(cfg Config) (*Pages, error) {
 	p := &Pages{files: map[string]File{}}
-	s := settings{DevSignIn: cfg.Development, Providers: cfg.Providers, Statuses: cfg.Statuses}
+	s := settings{DevSignIn: cfg.Development, Providers: cfg.Providers, Statuses: cfg.Statuses, Templates: cfg.Templates,
+		Tiers: cfg.Tiers}
 	var clerkOrigin string
 	if cfg.ClerkPublishableKey != "" {
 		var err error

@@ -179,6 +179,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 
 	bc := &broadcastHandler{broadcasts: deps.Broadcasts}
 	admins.POST("/broadcasts", bc.create)
+	admins.POST("/broadcasts/preview", bc.previewDraft)
 	admins.GET("/broadcasts", bc.list)
 	admins.GET("/broadcasts/:id", bc.get)
 	admins.POST("/broadcasts/:id/send", bc.send)

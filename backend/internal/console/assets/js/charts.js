@@ -40,8 +40,10 @@ export function barChart({ title, labels, series, stacked = true, format = num, 
     series.forEach((x, k) => {
       const v = x.values[i] || 0;
       if (!v) return;
-      const bw = stacked ? slot * 0.8 : (slot * 0.8) / series.length;
-      const bx = stacked ? x0 + slot * 0.1 : x0 + slot * 0.1 + k * bw;
+      // Bars keep a readable width however few labels there are (one tier should not fill the chart).
+      const bw = Math.min(stacked ? slot * 0.8 : (slot * 0.8) / series.length, stacked ? 56 : 28);
+      const group = stacked ? bw : bw * series.length;
+      const bx = x0 + (slot - group) / 2 + (stacked ? 0 : k * bw);
       const from = stacked ? base : 0;
       parts.push(s("rect", { class: x.cls || "s" + k, x: bx, width: Math.max(bw, 1), y: y(from + v), height: Math.max(y(from) - y(from + v), 1) },
         s("title", {}, `${label}: ${x.name} ${format(v)}`)));

@@ -22,6 +22,7 @@ export function s(tag, attrs, ...children) {
 function fill(el, attrs, children) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
+    if (k === "style") throw new Error("the console's CSP refuses style attributes: use a class of console.css");
     if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? "" : String(v));
   }

@@ -5,6 +5,8 @@ import { ApiError, client } from "./api.js";
 import { clearDevToken, session, storeDevToken } from "./auth.js";
 import { h, put } from "./dom.js";
 import * as audit from "./pages/audit.js";
+import * as broadcast from "./pages/broadcast.js";
+import * as broadcasts from "./pages/broadcasts.js";
 import * as deliveries from "./pages/deliveries.js";
 import * as delivery from "./pages/delivery.js";
 import * as overview from "./pages/overview.js";
@@ -18,6 +20,8 @@ const routes = [
   [/^\/users\/([0-9a-f-]{36})$/, user, "users"],
   [/^\/overview$/, overview, "overview"],
   [/^\/audit$/, audit, "audit"],
+  [/^\/broadcasts$/, broadcasts, "broadcasts"],
+  [/^\/broadcasts\/([0-9a-f-]{36})$/, broadcast, "broadcasts"],
 ];
 
 const main = document.getElementById("main");
