@@ -88,6 +88,12 @@ bench: ## Go benchmarks, then the load benchmark: server vs pgbench on one clust
 disposable-update: ## re-download the embedded disposable-email blocklist from npm: make disposable-update version=1.26.0
 	scripts/update-disposable-domains.sh $(version)
 
+.PHONY: chaos
+chaos: build ## chaos suite: kill -9, SIGTERM and a Postgres restart under load, then check every effect once (~2.5 min; docs/reliability.md)
+	@pg_bindir=$$(scripts/ensure-postgres.sh) && \
+	  $(GO) build -o bin/chaos ./backend/cmd/chaos && \
+	  PG_BINDIR=$$pg_bindir bin/chaos -fabrica $(BIN)
+
 .PHONY: clean
 clean: ## remove build output (not the dev database: see db-stop)
 	rm -rf bin
