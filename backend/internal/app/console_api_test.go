@@ -74,32 +74,6 @@ func TestAdminUserLookupsAreExact(t *testing.T) {
 	}
 }
 
-// walkItems follows next_cursor through an admin list and returns every item.
-func walkItems(t *testing.T, e *apiEnv, token, path string, limit int) []map[string]any {
-	t.Helper()
-	var items []map[string]any
-	cursor := ""
-	for page := 0; ; page++ {
-		require.Less(t, page, 50, "pagination must end")
-		sep := "?"
-		if strings.Contains(path, "?") {
-			sep = "&"
-		}
-		rec := e.call(t, http.MethodGet, fmt.Sprintf("%s%s%slimit=%d&cursor=%s", adminAPI, path, sep, limit, url.QueryEscape(cursor)), token, "")
-		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-		out := decodeBody[struct {
-			Items      []map[string]any `json:"items"`
-			NextCursor string           `json:"next_cursor"`
-		}](t, rec)
-		require.LessOrEqual(t, len(out.Items), limit)
-		items = append(items, out.Items...)
-		if out.NextCursor == "" {
-			return items
-		}
-		cursor = out.NextCursor
-	}
-}
-
 func TestAdminUserLedgerAndDeliveriesPage(t *testing.T) {
 	t.Parallel()
 	e := newAdminEnv(t)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -27,7 +28,8 @@ func (h *adminHandler) me(c echo.Context) error {
 	return c.JSON(http.StatusOK, operatorView{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email})
 }
 
-func (h *adminHandler) userCredits(c echo.Context) error {
+// userPage answers one page of a list about the user the path names (:id).
+func userPage[T, V any](c echo.Context, list func(context.Context, uuid.UUID, admin.Page) ([]T, string, error), conv func(T) V) error {
 	id, err := idParam(c)
 	if err != nil {
 		return err
@@ -36,11 +38,15 @@ func (h *adminHandler) userCredits(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	items, next, err := h.admin.UserLedger(c.Request().Context(), id, p)
+	items, next, err := list(c.Request().Context(), id, p)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toPage(items, next, toMovementView))
+	return c.JSON(http.StatusOK, toPage(items, next, conv))
+}
+
+func (h *adminHandler) userCredits(c echo.Context) error {
+	return userPage(c, h.admin.UserLedger, toMovementView)
 }
 
 type userDeliveryView struct {
@@ -62,19 +68,7 @@ func toUserDeliveryView(d admin.UserDelivery) userDeliveryView {
 }
 
 func (h *adminHandler) userDeliveries(c echo.Context) error {
-	id, err := idParam(c)
-	if err != nil {
-		return err
-	}
-	p, _, err := listParams(c)
-	if err != nil {
-		return err
-	}
-	items, next, err := h.admin.UserDeliveries(c.Request().Context(), id, p)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, toPage(items, next, toUserDeliveryView))
+	return userPage(c, h.admin.UserDeliveries, toUserDeliveryView)
 }
 
 type deliveryHourView struct {
