@@ -273,10 +273,10 @@ func TestConsoleInABrowser(t *testing.T) {
 	op.shot("sign-in")
 	op.do(chromedp.SetValue(chromedp.ID("dev-token"), w.devToken(t, true)),
 		chromedp.Click(chromedp.CSS("#dev-sign-in button[type=submit]")))
-	require.Equal(t, "", op.eval(`localStorage.length ? "localStorage used" : ""`))
 
 	// The failed delivery is in the list, with the counts of the last day on top.
-	op.ready("Deliveries")
+	op.ready("Deliveries") // after the reload that signing in does
+	require.Equal(t, "", op.eval(`localStorage.length ? "localStorage used" : ""`), "the token is in sessionStorage only")
 	op.wait("the failed delivery", `document.querySelector("main tbody")?.textContent.includes("evt_console_new_plan")`)
 	require.Contains(t, op.eval(`document.querySelector("ul.counts").textContent`), "failed")
 	require.Equal(t, config.DevAdminEmail, op.eval(`document.getElementById("who-email").textContent`))
