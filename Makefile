@@ -52,10 +52,18 @@ test: ## run the whole test suite against real Postgres and PgBouncer (installs 
 	@scripts/ensure-pgbouncer.sh >/dev/null
 	$(GO) test -race -count=1 ./...
 
+.PHONY: test-browser
+test-browser: ## the operator console and the API viewer in headless Chromium against a real server and Postgres; screenshots in build/screenshots/
+	@scripts/ensure-postgres.sh >/dev/null
+	@scripts/ensure-chromium.sh >/dev/null
+	$(GO) test -tags browser -count=1 -timeout 5m -run 'InABrowser' -v ./backend/internal/app/
+
 .PHONY: lint
 lint: ## go vet + staticcheck + gofmt check
 	$(GO) vet ./...
+	$(GO) vet -tags browser ./backend/internal/app/
 	$(GO) tool staticcheck ./...
+	$(GO) tool staticcheck -tags browser ./backend/internal/app/
 	@out=$$(gofmt -l backend migrations docs); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 .PHONY: fmt

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/PaddleHQ/paddle-go-sdk/v4 v4.1.0
+	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/clerk/clerk-sdk-go/v2 v2.4.2
 	github.com/getkin/kin-openapi v0.153.0
@@ -35,7 +36,6 @@ require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/chromedp/cdproto v0.160.1 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/ggicci/httpin v0.20.1 // indirect
 	github.com/ggicci/owl v0.8.2 // indirect

@@ -202,7 +202,7 @@ measure() {
   res[$key]=$("$@")
   kill -0 "$pid" 2>/dev/null || die "the server exited"
   case $key in
-    pg*) txns=${res[$key]##* } ;;
+    *pg*) txns=${res[$key]##* } ;; # pgbench phases: pgbare, pgfull, pbpgfull
     *) txns=$(field sent "${res[$key]}") ;;
   esac
   cpu[$key]=$(cpu_spent "$pid" "$txns")
@@ -210,7 +210,7 @@ measure() {
 
 # rate KEY: deliveries/s or tps of a phase; cpu_of KEY I: the I-th field of its CPU line (1 postgres,
 # 2 server, 3 client, 4 other %).
-rate() { case $1 in pg*) echo "${res[$1]%% *}" ;; *) field per_sec "${res[$1]}" ;; esac; }
+rate() { case $1 in *pg*) echo "${res[$1]%% *}" ;; *) field per_sec "${res[$1]}" ;; esac; }
 cpu_of() { cut -d' ' -f"$2" <<<"${cpu[$1]}"; }
 
 # round SUFFIX R: one interleaved round on the direct server: bare, pgbench-bare, new, pgbench-full, dup.

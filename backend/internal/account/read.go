@@ -16,13 +16,30 @@ import (
 // Reads of the users table for the operator's side (admin). Soft-deleted users are included: an operator
 // looks them up too.
 
-// ListUsersTx lists users newest first, keyset-paginated. query, when set, matches a case-insensitive
-// substring of the email or the Clerk user id.
-func ListUsersTx(ctx context.Context, tx *gorm.DB, query string, p db.Page) ([]models.User, string, error) {
+// UserFilter selects users for the operator; zero fields do not filter, and the set ones all apply.
+type UserFilter struct {
+	// Contains matches a case-insensitive substring of the email or the Clerk user id. No index serves it:
+	// Postgres walks users newest first until the page fills, so a rare term reads most of the table.
+	Contains string
+	// Email (case-insensitive) and ClerkUserID match exactly, each through an index: the console's lookups.
+	Email, ClerkUserID string
+}
+
+// ListUsersTx lists users newest first, keyset-paginated.
+func ListUsersTx(ctx context.Context, tx *gorm.DB, f UserFilter, p db.Page) ([]models.User, string, error) {
 	q := tx.WithContext(ctx).Model(&models.User{})
-	if query != "" {
-		pattern := "%" + escapeLike(query) + "%"
+	if f.Contains != "" {
+		pattern := "%" + escapeLike(f.Contains) + "%"
 		q = q.Where("(email ILIKE ? OR clerk_user_id ILIKE ?)", pattern, pattern)
+	}
+	if f.ClerkUserID != "" {
+		q = q.Where("clerk_user_id = ?", f.ClerkUserID) // uq_users_clerk_user_id
+	}
+	if f.Email != "" {
+		// ix_users_email covers live users only (lower(email) WHERE deleted_at IS NULL), so the soft-deleted
+		// are found through ix_users_deleted_at: a set the erasure job keeps to one grace period.
+		q = q.Where("((lower(email) = lower(?) AND deleted_at IS NULL) OR (lower(email) = lower(?) AND deleted_at IS NOT NULL))",
+			f.Email, f.Email)
 	}
 	items, next, err := db.Keyset(q, p.Limit, p.Cursor, func(u models.User) (time.Time, uuid.UUID) { return u.CreatedAt, u.ID })
 	if err != nil {

@@ -18,9 +18,11 @@ import (
 const LedgerSize = 50
 
 // UserFilter selects users. Query, when set, matches a case-insensitive substring of the e-mail or the
-// Clerk user id. Soft-deleted users are included: an operator looks them up too.
+// Clerk user id (a walk of the table: account.UserFilter); Email and ClerkUserID match exactly through an
+// index. Soft-deleted users are included: an operator looks them up too.
 type UserFilter struct {
-	Query string
+	Query              string
+	Email, ClerkUserID string
 	Page
 }
 
@@ -37,7 +39,7 @@ type UserDetail struct {
 
 // Users lists users newest first.
 func (s *Service) Users(ctx context.Context, f UserFilter) ([]models.User, string, error) {
-	return account.ListUsersTx(ctx, s.db, f.Query, f.Page)
+	return account.ListUsersTx(ctx, s.db, account.UserFilter{Contains: f.Query, Email: f.Email, ClerkUserID: f.ClerkUserID}, f.Page)
 }
 
 // User returns one user with subscriptions and ledger; db.ErrNotFound when there is no such user. One

@@ -31,12 +31,15 @@ var Doc = sync.OnceValues(func() (*openapi3.T, error) {
 	return doc, nil
 })
 
-// SpecPath turns an Echo route path into the document's template: /users/:id is /users/{id}.
+// SpecPath turns an Echo route path into the document's template: /users/:id is /users/{id}, and a
+// wildcard (/console/*) is {path}, since OpenAPI has no unnamed parameter.
 func SpecPath(echoPath string) string {
 	segs := strings.Split(echoPath, "/")
 	for i, s := range segs {
 		if name, ok := strings.CutPrefix(s, ":"); ok {
 			segs[i] = "{" + name + "}"
+		} else if s == "*" {
+			segs[i] = "{path}"
 		}
 	}
 	return strings.Join(segs, "/")

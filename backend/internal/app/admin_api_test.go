@@ -60,9 +60,11 @@ var adminEndpoints = []struct{ method, path string }{
 	{http.MethodGet, "/users"}, {http.MethodGet, "/users/" + unknownID}, {http.MethodGet, "/audit"},
 	{http.MethodGet, "/webhook-events"}, {http.MethodGet, "/webhook-events/" + unknownID},
 	{http.MethodPost, "/webhook-events/" + unknownID + "/replay"}, {http.MethodGet, "/stats"},
+	{http.MethodGet, "/me"}, {http.MethodGet, "/users/" + unknownID + "/credits"},
+	{http.MethodGet, "/users/" + unknownID + "/deliveries"}, {http.MethodGet, "/stats/deliveries"},
 	{http.MethodGet, "/metrics/overview"}, {http.MethodPost, "/broadcasts"}, {http.MethodGet, "/broadcasts"},
 	{http.MethodGet, "/broadcasts/" + unknownID}, {http.MethodPost, "/broadcasts/" + unknownID + "/send"},
-	{http.MethodGet, "/emails/welcome/preview"},
+	{http.MethodGet, "/emails/welcome/preview"}, {http.MethodPost, "/broadcasts/preview"},
 }
 
 func TestAdminAPIRequiresASession(t *testing.T) {
@@ -185,22 +187,34 @@ func TestAdminAPI(t *testing.T) {
 func walk(t *testing.T, e *apiEnv, token, path string, limit int) []string {
 	t.Helper()
 	var ids []string
+	for _, it := range walkItems(t, e, token, path, limit) {
+		require.NotContains(t, it, "payload", "lists never carry payloads")
+		ids = append(ids, it["id"].(string))
+	}
+	return ids
+}
+
+// walkItems follows next_cursor through an admin list and returns every item.
+func walkItems(t *testing.T, e *apiEnv, token, path string, limit int) []map[string]any {
+	t.Helper()
+	var items []map[string]any
 	cursor := ""
 	for page := 0; ; page++ {
 		require.Less(t, page, 50, "pagination must end")
-		rec := e.call(t, http.MethodGet, fmt.Sprintf("%s%s&limit=%d&cursor=%s", adminAPI, path, limit, url.QueryEscape(cursor)), token, "")
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		rec := e.call(t, http.MethodGet, fmt.Sprintf("%s%s%slimit=%d&cursor=%s", adminAPI, path, sep, limit, url.QueryEscape(cursor)), token, "")
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 		out := decodeBody[struct {
 			Items      []map[string]any `json:"items"`
 			NextCursor string           `json:"next_cursor"`
 		}](t, rec)
 		require.LessOrEqual(t, len(out.Items), limit)
-		for _, it := range out.Items {
-			require.NotContains(t, it, "payload", "lists never carry payloads")
-			ids = append(ids, it["id"].(string))
-		}
+		items = append(items, out.Items...)
 		if out.NextCursor == "" {
-			return ids
+			return items
 		}
 		cursor = out.NextCursor
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/broadcast"
 	"github.com/fabrica-saas/fabrica/backend/internal/catchup"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
+	"github.com/fabrica-saas/fabrica/backend/internal/console"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/devauth"
@@ -180,6 +181,17 @@ func (a *App) wire() error {
 		SampleRate: cfg.SentrySampleRate, Transport: a.opts.SentryTransport}); err != nil {
 		return err
 	}
+	// The console names the Clerk Frontend API of the publishable key in its CSP: a malformed key stops here.
+	var tierNames []string
+	for _, t := range tiers.List() {
+		tierNames = append(tierNames, t.Name)
+	}
+	pages, err := console.New(console.Config{Development: cfg.Env == config.EnvDevelopment,
+		ClerkPublishableKey: cfg.ClerkPublishableKey, Providers: a.pipeline.Providers(), Statuses: webhook.Statuses,
+		Templates: email.BroadcastTemplates(), Tiers: tierNames})
+	if err != nil {
+		return fmt.Errorf("config: CLERK_PUBLISHABLE_KEY: %w", err)
+	}
 	a.echo = httpapi.New(httpapi.Config{
 		Env:                cfg.Env,
 		AdminEmails:        cfg.AdminEmails,
@@ -208,6 +220,7 @@ func (a *App) wire() error {
 		Admin:      admin.New(a.db, a.pipeline, a.billing),
 		Broadcasts: a.broadcasts,
 		Feedback:   feedback.New(a.db),
+		Console:    pages,
 		Metrics:    a.metrics.Handler(),
 		Sentry:     a.sentry,
 	})

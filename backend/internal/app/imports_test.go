@@ -68,9 +68,11 @@ func TestImportRules(t *testing.T) {
 		module + "internal/apispec": {},
 		// account screens sign-ups through its own EmailScreen interface; only app builds the blocklist.
 		module + "internal/disposable": {"internal/app"},
+		// The console's pages: app builds them from the config, httpapi serves them.
+		module + "internal/console": {"internal/app", "internal/httpapi"},
 	}
 	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing", "internal/broadcast",
-		"internal/billing/paddleapi", "internal/credits", "internal/db", "internal/disposable", "internal/email", "internal/feedback", "internal/metrics",
+		"internal/billing/paddleapi", "internal/console", "internal/credits", "internal/db", "internal/disposable", "internal/email", "internal/feedback", "internal/metrics",
 		"internal/models", "internal/session", "internal/webhook"}
 	for _, p := range listPackages(t) {
 		for _, imp := range p.Imports {

@@ -208,6 +208,19 @@ func TestItem9ClientIPsComeFromTrustedProxiesOnly(t *testing.T) {
 
 // Local identity: production never reads (or creates) the dev key, and a dev token is refused there like
 // any forged token; development with no Clerk key accepts it.
+// productionEnv is a complete production configuration that passes the boot guard, sessions verified with
+// issuer's key.
+func productionEnv(issuer *sessiontest.Issuer) map[string]string {
+	return map[string]string{"APP_ENV": "production",
+		"PADDLE_WEBHOOK_SECRET": "pdl_ntfset_01gkpjp8bkm3tm53kdgkx6sms7_6h3qd3uFSi9YCD3OLYAShQI90XTI5vEI",
+		"CLERK_WEBHOOK_SECRET":  "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "CLERK_JWT_KEY": issuer.PublicKeyPEM(),
+		"CLERK_AUTHORIZED_PARTIES": "https://app.example.com", "PADDLE_API_KEY": "pdl_live_apikey_01abcdefghijklmnopqrstuvwx",
+		"CHECKOUT_SIGNING_SECRET": strings.Repeat("c", 32), "EMAIL_UNSUBSCRIBE_SECRET": strings.Repeat("u", 40),
+		"EMAIL_DRIVER": "resend", "RESEND_API_KEY": "re_live_123456", "PUBLIC_BASE_URL": "https://api.example.com",
+		"METRICS_TOKEN": strings.Repeat("m", 32), "ERASURE_TOMBSTONE_KEY": strings.Repeat("e", 32),
+		"COMPANY_LEGAL_NAME": "Example Software GmbH"}
+}
+
 func TestDevTokensAreDevelopmentOnly(t *testing.T) {
 	t.Parallel()
 	d := newAdminEnv(t).db
@@ -225,15 +238,9 @@ func TestDevTokensAreDevelopmentOnly(t *testing.T) {
 	}
 
 	prodKeyFile := filepath.Join(dir, "never", "dev.pem")
-	issuer := sessiontest.NewIssuer(t)
-	prod := appOn(t, d, map[string]string{"APP_ENV": "production", "DEV_SESSION_KEY_FILE": prodKeyFile,
-		"PADDLE_WEBHOOK_SECRET": "pdl_ntfset_01gkpjp8bkm3tm53kdgkx6sms7_6h3qd3uFSi9YCD3OLYAShQI90XTI5vEI",
-		"CLERK_WEBHOOK_SECRET":  "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "CLERK_JWT_KEY": issuer.PublicKeyPEM(),
-		"CLERK_AUTHORIZED_PARTIES": "https://app.example.com", "PADDLE_API_KEY": "pdl_live_apikey_01abcdefghijklmnopqrstuvwx",
-		"CHECKOUT_SIGNING_SECRET": strings.Repeat("c", 32), "EMAIL_UNSUBSCRIBE_SECRET": strings.Repeat("u", 40),
-		"EMAIL_DRIVER": "resend", "RESEND_API_KEY": "re_live_123456", "PUBLIC_BASE_URL": "https://api.example.com",
-		"METRICS_TOKEN": strings.Repeat("m", 32), "ERASURE_TOMBSTONE_KEY": strings.Repeat("e", 32),
-		"COMPANY_LEGAL_NAME": "Example Software GmbH"}, Options{})
+	env := productionEnv(sessiontest.NewIssuer(t))
+	env["DEV_SESSION_KEY_FILE"] = prodKeyFile
+	prod := appOn(t, d, env, Options{})
 	require.Equal(t, http.StatusUnauthorized, me(prod), "a dev token is a forged token in production")
 	_, err = os.Stat(prodKeyFile)
 	require.ErrorIs(t, err, os.ErrNotExist, "production never reads or creates the dev key")

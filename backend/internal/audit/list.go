@@ -12,11 +12,14 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
-// Filter selects audit rows; zero fields do not filter. Action matches exactly; Since is inclusive.
+// Filter selects audit rows; zero fields do not filter. Action matches exactly, Actors any of theirs; Since
+// is inclusive, Until exclusive.
 type Filter struct {
 	UserID *uuid.UUID
 	Action string
-	Since  *time.Time
+	// Actors has no index of its own: combine it with UserID or Action (each indexed with created_at).
+	Actors       []string
+	Since, Until *time.Time
 }
 
 // List returns audit rows newest first, keyset-paginated.
@@ -30,8 +33,14 @@ func List(ctx context.Context, tx *gorm.DB, f Filter, p db.Page) ([]models.Audit
 	if f.Action != "" {
 		q = q.Where("action = ?", f.Action)
 	}
+	if len(f.Actors) > 0 {
+		q = q.Where("actor IN ?", f.Actors)
+	}
 	if f.Since != nil {
 		q = q.Where("created_at >= ?", *f.Since)
+	}
+	if f.Until != nil {
+		q = q.Where("created_at < ?", *f.Until)
 	}
 	items, next, err := db.Keyset(q, p.Limit, p.Cursor, func(a models.AuditLog) (time.Time, uuid.UUID) { return a.CreatedAt, a.ID })
 	if err != nil {

@@ -114,6 +114,21 @@ func (s *Service) validate(d *Draft) error {
 	return err
 }
 
+// PreviewDraft validates a draft as Create would and renders it as its recipients would get it (a sample
+// unsubscribe link where the run is gated by consent). It stores and audits nothing.
+func (s *Service) PreviewDraft(d Draft) (email.Message, error) {
+	if err := s.validate(&d); err != nil {
+		return email.Message{}, fmt.Errorf("preview broadcast: %w", err)
+	}
+	run := models.BroadcastRun{Template: d.Template, Subject: d.Subject, BodyMarkdown: d.BodyMarkdown, Kind: d.Kind,
+		BypassConsent: d.BypassConsent}
+	unsubscribe := ""
+	if gated(run) {
+		unsubscribe = email.SampleUnsubscribeURL
+	}
+	return s.render(run, unsubscribe)
+}
+
 // Get returns a run with its counts; db.ErrNotFound when there is none.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (Run, error) {
 	var r Run

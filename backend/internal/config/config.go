@@ -65,8 +65,11 @@ type Config struct {
 	// ClerkAuthorizedParties are the origins of our frontends; a session token's azp must be one of them.
 	// Empty accepts any azp (development only: the boot guard requires it when sessions are enabled).
 	ClerkAuthorizedParties []string
-	PaddleAPIKey           string
-	PaddleAPIURL           string
+	// ClerkPublishableKey (pk_test_..., pk_live_...) lets the operator console sign in with Clerk's frontend;
+	// it is public by design (it names the Clerk frontend API). Empty: the console offers no Clerk sign-in.
+	ClerkPublishableKey string
+	PaddleAPIKey        string
+	PaddleAPIURL        string
 	// PaddleEventsSyncInterval is how often Paddle's event log is read for events the webhooks missed.
 	PaddleEventsSyncInterval time.Duration
 
@@ -228,6 +231,7 @@ func build(v *viper.Viper) (Config, error) {
 		ClerkJWTKey:              p.str("CLERK_JWT_KEY"),
 		DevSessionKeyFile:        p.str("DEV_SESSION_KEY_FILE"),
 		ClerkAuthorizedParties:   p.list("CLERK_AUTHORIZED_PARTIES"),
+		ClerkPublishableKey:      p.str("CLERK_PUBLISHABLE_KEY"),
 		PaddleAPIKey:             p.str("PADDLE_API_KEY"),
 		PaddleAPIURL:             p.str("PADDLE_API_URL"),
 		PaddleEventsSyncInterval: p.duration("PADDLE_EVENTS_SYNC_INTERVAL"),

@@ -202,6 +202,7 @@ func (c Config) Redacted() []slog.Attr {
 		slog.String("clerk_secret_key", mask(c.ClerkSecretKey)),
 		slog.String("clerk_jwt_key", mask(c.ClerkJWTKey)),
 		slog.Any("clerk_authorized_parties", c.ClerkAuthorizedParties),
+		slog.String("clerk_publishable_key", c.ClerkPublishableKey),
 		slog.String("paddle_api_key", mask(c.PaddleAPIKey)),
 		slog.String("paddle_api_url", c.PaddleAPIURL),
 		slog.String("checkout_signing_secret", mask(c.CheckoutSigningSecret)),

@@ -36,6 +36,7 @@ var Keys = []Key{
 	{Name: "CLERK_SECRET_KEY", Secret: true},
 	{Name: "CLERK_JWT_KEY", Secret: true},
 	{Name: "CLERK_AUTHORIZED_PARTIES"},
+	{Name: "CLERK_PUBLISHABLE_KEY"},
 	{Name: "DEV_SESSION_KEY_FILE", Default: ".data/dev-session-key.pem"},
 	{Name: "PADDLE_API_KEY", Secret: true},
 	{Name: "PADDLE_API_URL"},

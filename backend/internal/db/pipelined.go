@@ -214,6 +214,7 @@ func (t *pipelinedTx) end(err error) error {
 // now.
 func ExecLater(ctx context.Context, gdb *gorm.DB, query string, args ...any) error {
 	if t, ok := gdb.Statement.ConnPool.(*pipelinedTx); ok && !t.done && t.err == nil {
+		pgArgs(args)
 		t.held = append(t.held, heldStmt{query, args})
 		return nil
 	}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"gorm.io/gorm"
 )
 
@@ -17,6 +20,7 @@ import (
 
 // Exec runs a statement that returns no rows and reports how many it affected.
 func Exec(ctx context.Context, gdb *gorm.DB, query string, args ...any) (int64, error) {
+	pgArgs(args)
 	begin := time.Now()
 	res, err := gdb.Statement.ConnPool.ExecContext(ctx, query, args...)
 	var n int64
@@ -30,6 +34,7 @@ func Exec(ctx context.Context, gdb *gorm.DB, query string, args ...any) (int64, 
 // QueryRow runs a statement that returns at most one row and scans it into dest; a statement that
 // returned no row reports sql.ErrNoRows.
 func QueryRow(ctx context.Context, gdb *gorm.DB, query string, args []any, dest ...any) error {
+	pgArgs(args)
 	begin := time.Now()
 	var err error
 	if t, ok := gdb.Statement.ConnPool.(*pipelinedTx); ok {
@@ -42,4 +47,22 @@ func QueryRow(ctx context.Context, gdb *gorm.DB, query string, args []any, dest 
 	}
 	gdb.Logger.Trace(ctx, begin, func() (string, int64) { return query, 1 }, err)
 	return err
+}
+
+// pgArgs hands UUIDs to pgx as its own type: google/uuid's driver.Valuer would make pgx format each one as
+// text and parse it back (a few percent of the server's CPU per delivery in a profile). pgtype.UUID
+// encodes directly, in binary and, under DB_SIMPLE_PROTOCOL, as text.
+func pgArgs(args []any) {
+	for i, a := range args {
+		switch v := a.(type) {
+		case uuid.UUID:
+			args[i] = pgtype.UUID{Bytes: v, Valid: true}
+		case *uuid.UUID:
+			if v == nil {
+				args[i] = nil
+			} else {
+				args[i] = pgtype.UUID{Bytes: *v, Valid: true}
+			}
+		}
+	}
 }

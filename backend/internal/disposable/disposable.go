@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
 //go:embed data/disposable_domains.json
@@ -86,22 +88,21 @@ func (b *Blocklist) DisposableTx(ctx context.Context, tx *gorm.DB, addr string) 
 	if len(candidates) == 0 {
 		return "", false, nil
 	}
-	var row struct {
-		Stored bool
-		Hit    *string
-	}
-	// One round trip: whether any list is stored, and the longest stored entry among the candidates.
-	err := tx.WithContext(ctx).Raw(`SELECT EXISTS (SELECT 1 FROM disposable_domains) AS stored,
-		(SELECT domain FROM disposable_domains WHERE domain IN ? ORDER BY length(domain) DESC LIMIT 1) AS hit`,
-		candidates).Scan(&row).Error
+	var stored bool
+	var hit *string
+	// One round trip: whether any list is stored, and the longest stored entry among the candidates. It runs
+	// on every sign-up's webhook, so it goes around GORM's reflection (db.QueryRow).
+	err := db.QueryRow(ctx, tx, `SELECT EXISTS (SELECT 1 FROM disposable_domains),
+		(SELECT domain FROM disposable_domains WHERE domain = ANY($1::text[]) ORDER BY length(domain) DESC LIMIT 1)`,
+		[]any{candidates}, &stored, &hit)
 	if err != nil {
 		return "", false, fmt.Errorf("disposable email check: %w", err)
 	}
-	if row.Stored {
-		if row.Hit == nil {
+	if stored {
+		if hit == nil {
 			return "", false, nil
 		}
-		return *row.Hit, true, nil
+		return *hit, true, nil
 	}
 	for _, d := range candidates {
 		if _, ok := b.embedded[d]; ok {

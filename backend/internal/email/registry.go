@@ -33,6 +33,9 @@ var broadcastTemplates = map[string]bool{TemplateAnnouncement: true}
 // IsBroadcastTemplate reports whether a broadcast may use the template.
 func IsBroadcastTemplate(name string) bool { return broadcastTemplates[name] }
 
+// BroadcastTemplates names the templates a broadcast may use, sorted (the console's compose form).
+func BroadcastTemplates() []string { return slices.Sorted(maps.Keys(broadcastTemplates)) }
+
 type renderFunc func(data json.RawMessage, f Footer) (subject, text, html string, err error)
 
 // decodeInto adapts a typed template to JSON-encoded data.

@@ -26,8 +26,9 @@ var samples = map[string]any{
 		BodyMarkdown: "We shipped **three things** you asked for:\n\n- faster exports\n- a [status page](https://status.example.com)\n- dark mode\n\nThanks for being with us."},
 }
 
-// sampleUnsubscribeURL stands in for a recipient's link in the preview of a broadcast template.
-const sampleUnsubscribeURL = "https://api.example.com/api/v1/email/unsubscribe?t=v2.sample"
+// SampleUnsubscribeURL stands in for a recipient's link in the preview of a broadcast (a template's, or a
+// draft's in the console).
+const SampleUnsubscribeURL = "https://api.example.com/api/v1/email/unsubscribe?t=v2.sample"
 
 const sampleApp = "Fabrica"
 
@@ -49,7 +50,7 @@ func (r Renderer) Preview(template string) (Message, error) {
 		return Message{}, fmt.Errorf("preview %s: %w", template, err)
 	}
 	if IsBroadcastTemplate(template) && r.Footer.UnsubscribeURL == "" {
-		r.Footer.UnsubscribeURL = sampleUnsubscribeURL
+		r.Footer.UnsubscribeURL = SampleUnsubscribeURL
 	}
 	return r.Render(template, raw)
 }

@@ -79,7 +79,8 @@ func (h *adminHandler) users(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	items, next, err := h.admin.Users(c.Request().Context(), admin.UserFilter{Query: c.QueryParam("query"), Page: p})
+	items, next, err := h.admin.Users(c.Request().Context(), admin.UserFilter{Query: c.QueryParam("query"),
+		Email: c.QueryParam("email"), ClerkUserID: c.QueryParam("clerk_user_id"), Page: p})
 	if err != nil {
 		return err
 	}
@@ -102,6 +103,9 @@ func (h *adminHandler) audit(c echo.Context) error {
 	f := admin.AuditFilter{Action: c.QueryParam("action")}
 	var err error
 	if f.Page, f.Since, err = listParams(c); err != nil {
+		return err
+	}
+	if f.Until, err = timeParam(c, "until"); err != nil {
 		return err
 	}
 	if s := c.QueryParam("user_id"); s != "" {

@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
-	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
@@ -115,9 +114,7 @@ func toAdminUserDetail(d admin.UserDetail) adminUserDetail {
 		Subscriptions: toPage(d.Subscriptions, "", func(s models.Subscription) adminSubscriptionView {
 			return toAdminSubscriptionView(s, d.Items[s.ID])
 		}).Items,
-		Ledger: creditsResponse{Balance: d.Balance, Items: toPage(d.Movements, "", func(m credits.Movement) movementView {
-			return movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind, JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt}
-		}).Items}}
+		Ledger: creditsResponse{Balance: d.Balance, Items: toPage(d.Movements, "", toMovementView).Items}}
 }
 
 type auditView struct {

@@ -183,9 +183,5 @@ func (h *billingHandler) credits(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	resp := creditsResponse{Balance: balance, NextCursor: next, Items: make([]movementView, 0, len(items))}
-	for _, m := range items {
-		resp.Items = append(resp.Items, movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind, JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt})
-	}
-	return c.JSON(http.StatusOK, resp)
+	return c.JSON(http.StatusOK, creditsResponse{Balance: balance, NextCursor: next, Items: toPage(items, "", toMovementView).Items})
 }

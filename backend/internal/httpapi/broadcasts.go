@@ -72,14 +72,17 @@ func toBroadcastView(r broadcast.Run, withCounts bool) broadcastView {
 	return v
 }
 
+func (r broadcastRequest) draft() broadcast.Draft {
+	return broadcast.Draft{Template: r.Template, Subject: r.Subject, BodyMarkdown: r.BodyMarkdown,
+		Audience: broadcast.Audience{Tier: r.Audience.Tier}, Kind: r.Kind, BypassConsent: r.BypassConsent}
+}
+
 func (h *broadcastHandler) create(c echo.Context) error {
 	var req broadcastRequest
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	r, err := h.broadcasts.Create(c.Request().Context(), actorOf(c), broadcast.Draft{Template: req.Template,
-		Subject: req.Subject, BodyMarkdown: req.BodyMarkdown, Audience: broadcast.Audience{Tier: req.Audience.Tier},
-		Kind: req.Kind, BypassConsent: req.BypassConsent})
+	r, err := h.broadcasts.Create(c.Request().Context(), actorOf(c), req.draft())
 	if err != nil {
 		return err
 	}
@@ -137,4 +140,17 @@ func (h *broadcastHandler) preview(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, previewResponse{Template: name, Subject: m.Subject, Text: m.Text, HTML: m.HTML})
+}
+
+// previewDraft renders a draft as its recipients would get it, validated as create would; it stores nothing.
+func (h *broadcastHandler) previewDraft(c echo.Context) error {
+	var req broadcastRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	m, err := h.broadcasts.PreviewDraft(req.draft())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, previewResponse{Template: req.Template, Subject: m.Subject, Text: m.Text, HTML: m.HTML})
 }

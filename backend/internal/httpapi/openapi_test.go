@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/apispec"
+	"github.com/fabrica-saas/fabrica/backend/internal/console"
 	"github.com/fabrica-saas/fabrica/docs"
 )
 
@@ -29,11 +30,13 @@ func TestSpecIsValid(t *testing.T) {
 	require.NoError(t, doc.Validate(context.Background()))
 }
 
-// fullRouter is the route table with every optional route present in the environment: /metrics (a handler
-// is given) and, in development, the viewer.
-func fullRouter(env string) *echo.Echo {
+// fullRouter is the route table with every optional route present in the environment, as the App builds
+// it: /metrics and the console (their dependencies are given) and, in development, the viewer.
+func fullRouter(t *testing.T, env string) *echo.Echo {
+	pages, err := console.New(console.Config{Development: env == "development"})
+	require.NoError(t, err)
 	return New(Config{Env: env, MaxBodyBytes: 1024, DocsViewer: env == "development"},
-		Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: http.NotFoundHandler()})
+		Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: http.NotFoundHandler(), Console: pages})
 }
 
 // The spec and the route table in step, both ways: every route of the table is an operation of
@@ -45,7 +48,7 @@ func TestSpecMatchesTheRouteTable(t *testing.T) {
 	require.NoError(t, err)
 	for _, env := range []string{"development", "production"} {
 		var routes []string
-		for _, r := range fullRouter(env).Routes() {
+		for _, r := range fullRouter(t, env).Routes() {
 			if r.Method == echo.RouteNotFound {
 				continue // the catch-alls Echo adds for a group's middleware, not routes of ours
 			}
@@ -70,7 +73,7 @@ func TestSpecMatchesTheRouteTable(t *testing.T) {
 // allows only its own origin.
 func TestDocsViewerIsDevelopmentOnly(t *testing.T) {
 	t.Parallel()
-	prod, dev := fullRouter("production"), fullRouter("development")
+	prod, dev := fullRouter(t, "production"), fullRouter(t, "development")
 	for _, e := range []*echo.Echo{prod, dev} {
 		rec := do(e, http.MethodGet, "/openapi.yaml", nil, nil)
 		require.Equal(t, http.StatusOK, rec.Code)

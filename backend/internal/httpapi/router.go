@@ -17,6 +17,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/broadcast"
+	"github.com/fabrica-saas/fabrica/backend/internal/console"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
@@ -64,6 +65,8 @@ type Deps struct {
 	Feedback *feedback.Service
 	// Broadcasts composes and sends the admin's broadcasts.
 	Broadcasts *broadcast.Service
+	// Console is the operator console's pages, served at /console/ (nil: no route).
+	Console *console.Pages
 	// Metrics serves /metrics (nil: no route).
 	Metrics http.Handler
 	// Sentry receives unexpected errors and panics (nil: reporting off; see NewSentry).
@@ -169,22 +172,35 @@ func New(cfg Config, deps Deps) *echo.Echo {
 		}
 	}
 	admins := authed.Group("/admin", ad.requireAdmin)
+	admins.GET("/me", ad.me)
 	admins.GET("/users", ad.users)
 	admins.GET("/users/:id", ad.user)
+	admins.GET("/users/:id/credits", ad.userCredits)
+	admins.GET("/users/:id/deliveries", ad.userDeliveries)
 	admins.GET("/audit", ad.audit)
 	admins.GET("/webhook-events", ad.webhookEvents)
 	admins.GET("/webhook-events/:id", ad.webhookEvent)
 	admins.POST("/webhook-events/:id/replay", ad.replay)
 	admins.GET("/stats", ad.stats)
+	admins.GET("/stats/deliveries", ad.deliveriesPerHour)
 	admins.GET("/feedback", ad.feedback)
 	admins.GET("/metrics/overview", ad.overview)
 
 	bc := &broadcastHandler{broadcasts: deps.Broadcasts}
 	admins.POST("/broadcasts", bc.create)
+	admins.POST("/broadcasts/preview", bc.previewDraft)
 	admins.GET("/broadcasts", bc.list)
 	admins.GET("/broadcasts/:id", bc.get)
 	admins.POST("/broadcasts/:id/send", bc.send)
 	admins.GET("/emails/:template/preview", bc.preview)
+
+	// The operator console (docs/console.md): static pages, outside /api/v1 (no session, no rate limit, no
+	// gzip of files this small), which call the admin routes above and show nothing until they answer.
+	if deps.Console != nil {
+		con := &consoleHandler{pages: deps.Console}
+		e.GET("/console", con.redirect)
+		e.GET("/console/*", con.serve)
+	}
 
 	if deps.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(deps.Metrics), bearerToken(cfg.MetricsToken))
