@@ -26,7 +26,7 @@ n=${BENCH_SENDERS:-32}
 rounds=${BENCH_ROUNDS:-3}
 fill=${BENCH_FILL:-10000000}
 max_deliveries=${BENCH_MAX:-400000}
-db_max_conns=40
+db_max_conns=${BENCH_DB_MAX_CONNS:-40}
 dbname=fabrica_bench
 
 log() { echo "bench: $*" >&2; }
@@ -225,22 +225,24 @@ round() {
 
 # fill_tables ROWS puts ROWS claims and ROWS archive rows in, as a year of deliveries would have: event ids
 # in time order (Svix and Paddle ids sort by time), archive rows in the current month's partition, the one
-# deliveries go to. Bulk load only: synchronous_commit off for it.
+# deliveries go to. The two tables fill at once, one session each (two cores); bulk load only, so
+# synchronous_commit is off for it.
 fill_tables() {
   log "filling $1 claims and $1 archive rows..."
-  local t0=$SECONDS
-  sql "$db_url" <<SQL
-SET synchronous_commit = off;
-INSERT INTO processed_webhook_events (provider, event_id, event_type, processed_at)
-SELECT 'clerk', 'msg_fill_' || lpad(g::text, 10, '0'), 'user.created', now() - interval '1 minute'
-  FROM generate_series(1, $1) g;
-INSERT INTO webhook_events (provider, event_id, event_type, source, body, signature, processing_status, created_at)
-SELECT 'clerk', 'msg_fill_' || lpad(g::text, 10, '0'), 'user.created', 'webhook',
-       convert_to('{"type":"user.created","object":"event","data":{"id":"user_fill_' || g || '","object":"user"}}', 'UTF8'),
-       'v1,ZXhhbXBsZS1zaWduYXR1cmUtb2YtZm9ydHktZm91ci1ieXQ=', 'processed', now() - interval '1 minute'
-  FROM generate_series(1, $1) g;
-VACUUM ANALYZE processed_webhook_events, webhook_events;
-SQL
+  local t0=$SECONDS p1 p2
+  sql "$db_url" -c "SET synchronous_commit = off" -c "INSERT INTO processed_webhook_events (provider, event_id, event_type, processed_at)
+    SELECT 'clerk', 'msg_fill_' || lpad(g::text, 10, '0'), 'user.created', now() - interval '1 minute'
+      FROM generate_series(1, $1) g" &
+  p1=$!
+  sql "$db_url" -c "SET synchronous_commit = off" -c "INSERT INTO webhook_events (provider, event_id, event_type, source, body, signature, processing_status, created_at)
+    SELECT 'clerk', 'msg_fill_' || lpad(g::text, 10, '0'), 'user.created', 'webhook',
+           convert_to('{\"type\":\"user.created\",\"object\":\"event\",\"data\":{\"id\":\"user_fill_' || g || '\",\"object\":\"user\"}}', 'UTF8'),
+           'v1,ZXhhbXBsZS1zaWduYXR1cmUtb2YtZm9ydHktZm91ci1ieXQ=', 'processed', now() - interval '1 minute'
+      FROM generate_series(1, $1) g" &
+  p2=$!
+  wait "$p1" || die "filling the claims failed"
+  wait "$p2" || die "filling the archive failed"
+  sql "$db_url" -c "VACUUM ANALYZE processed_webhook_events, webhook_events"
   log "filled in $((SECONDS - t0)) s: claims $(sql "$db_url" -c "SELECT pg_size_pretty(pg_total_relation_size('processed_webhook_events'))")," \
     "archive $(sql "$db_url" -c "SELECT pg_size_pretty(sum(pg_total_relation_size(inhrelid))) FROM pg_inherits WHERE inhparent = 'webhook_events'::regclass")"
 }
