@@ -211,21 +211,31 @@ const upsertUserSQL = `INSERT INTO users (clerk_user_id, email, email_verified, 
 // nothing. A row a session or user.updated created first has no mark yet, so its user.created still
 // runs the hooks.
 const claimSignupSQL = `UPDATE users SET signup_completed_at = now()
-	 WHERE id = $1 AND signup_completed_at IS NULL AND deleted_at IS NULL
+	 WHERE clerk_user_id = $1 AND signup_completed_at IS NULL AND deleted_at IS NULL
 	RETURNING coalesce(email, ''), EXISTS (SELECT 1 FROM erased_users WHERE clerk_id_hash = $2)`
 
 // upsertUser applies snap unless the stored state is newer, deleted or erased, and returns the user either
 // way; with claimSignup it also claims the sign-up (upserted.signedUp). Two statements for a new user
-// instead of five: Erasures' first look rides with the upsert, its second with the claim.
+// instead of five, in one round trip (the claim names the user by Clerk id, so it needs nothing back from
+// the upsert): Erasures' first look rides with the upsert, its second with the claim.
 func (s *Service) upsertUser(ctx context.Context, tx *gorm.DB, snap snapshot, claimSignup bool) (upserted, error) {
 	h, err := s.erased.hash(snap.clerkID)
 	if err != nil {
 		return upserted{}, fmt.Errorf("upsert user: %w", err)
 	}
 	var u upserted
-	var inserted bool
-	err = db.QueryRow(ctx, tx, upsertUserSQL, []any{snap.clerkID, snap.email, snap.at, h}, &u.id, &u.deleted, &inserted)
-	if errors.Is(err, sql.ErrNoRows) {
+	var inserted, erased bool
+	up := &db.Row{SQL: upsertUserSQL, Args: []any{snap.clerkID, snap.email, snap.at, h}, Dest: []any{&u.id, &u.deleted, &inserted}}
+	claim := &db.Row{SQL: claimSignupSQL, Args: []any{snap.clerkID, h}, Dest: []any{&u.email, &erased}, NoRow: true}
+	if claimSignup {
+		// After the upsert, in the same round trip: it claims the row the upsert wrote, or the stored one
+		// when the upsert did not apply; a deleted or erased user has nothing to claim.
+		claim.NoRow = false
+		err = db.QueryRows(ctx, tx, up, claim)
+	} else {
+		err = db.QueryRows(ctx, tx, up)
+	}
+	if err == nil && up.NoRow {
 		// Nothing written: the stored snapshot is newer, the user is deleted, or erased (no row at all).
 		err = db.QueryRow(ctx, tx, `SELECT id, deleted_at IS NOT NULL FROM users WHERE clerk_user_id = $1`,
 			[]any{snap.clerkID}, &u.id, &u.deleted)
@@ -240,17 +250,10 @@ func (s *Service) upsertUser(ctx context.Context, tx *gorm.DB, snap snapshot, cl
 		return u, nil
 	}
 	secondLook := inserted // an update found a live row, which an erasure would have had to wait for
-	if claimSignup {
-		var erased bool
-		err := db.QueryRow(ctx, tx, claimSignupSQL, []any{u.id, h}, &u.email, &erased)
-		switch {
-		case err == nil:
-			u.signedUp, secondLook = true, false
-			if erased {
-				return upserted{}, fmt.Errorf("user erased while being written: %w", ErrErased)
-			}
-		case !errors.Is(err, sql.ErrNoRows):
-			return upserted{}, fmt.Errorf("claim signup: %w", err)
+	if !claim.NoRow {
+		u.signedUp, secondLook = true, false
+		if erased {
+			return upserted{}, fmt.Errorf("user erased while being written: %w", ErrErased)
 		}
 	}
 	if secondLook {

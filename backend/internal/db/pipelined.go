@@ -76,22 +76,22 @@ type pipelinedTx struct {
 
 var errTxDone = sql.ErrTxDone
 
-// send runs the held statements and then last (if not nil) in one batch, and hands last's result to read.
-func (t *pipelinedTx) send(ctx context.Context, last *heldStmt, read func(pgx.BatchResults) error) error {
+// send runs the held statements and then last (if any) in one batch, and hands the results of last to read.
+func (t *pipelinedTx) send(ctx context.Context, read func(pgx.BatchResults) error, last ...heldStmt) error {
 	switch {
 	case t.done:
 		return errTxDone
 	case t.err != nil:
 		return t.err
-	case len(t.held) == 0 && last == nil:
+	case len(t.held) == 0 && len(last) == 0:
 		return nil
 	}
 	b := &pgx.Batch{}
 	for _, h := range t.held {
 		b.Queue(h.query, h.args...)
 	}
-	if last != nil {
-		b.Queue(last.query, last.args...)
+	for _, h := range last {
+		b.Queue(h.query, h.args...)
 	}
 	held := len(t.held)
 	t.held = t.held[:0]
@@ -122,26 +122,35 @@ func (t *pipelinedTx) send(ctx context.Context, last *heldStmt, read func(pgx.Ba
 
 func (t *pipelinedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	var n int64
-	err := t.send(ctx, &heldStmt{query, args}, func(br pgx.BatchResults) error {
+	err := t.send(ctx, func(br pgx.BatchResults) error {
 		tag, err := br.Exec()
 		n = tag.RowsAffected()
 		return err
-	})
+	}, heldStmt{query, args})
 	if err != nil {
 		return nil, err
 	}
 	return driver.RowsAffected(n), nil
 }
 
-// queryRow runs query after what is held back, in the same batch, and scans its one row into dest.
-func (t *pipelinedTx) queryRow(ctx context.Context, query string, args []any, dest []any) error {
-	return t.send(ctx, &heldStmt{query, args}, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(dest...)
-	})
+// queryRows runs rows after what is held back, in the same batch, scanning each one's row into its Dest.
+func (t *pipelinedTx) queryRows(ctx context.Context, rows []*Row) error {
+	stmts := make([]heldStmt, len(rows))
+	for i, r := range rows {
+		stmts[i] = heldStmt{r.SQL, r.Args}
+	}
+	return t.send(ctx, func(br pgx.BatchResults) error {
+		for _, r := range rows {
+			if err := scanRow(br.QueryRow().Scan(r.Dest...), r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, stmts...)
 }
 
 func (t *pipelinedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if err := t.send(ctx, nil, nil); err != nil {
+	if err := t.send(ctx, nil); err != nil {
 		return nil, err
 	}
 	return t.conn.QueryContext(ctx, query, args...)
@@ -150,12 +159,12 @@ func (t *pipelinedTx) QueryContext(ctx context.Context, query string, args ...an
 // QueryRowContext flushes first; if that failed, the query itself fails (the transaction is aborted, or
 // the connection gone) and the *sql.Row carries that error, while Commit reports the first one.
 func (t *pipelinedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	_ = t.send(ctx, nil, nil)
+	_ = t.send(ctx, nil)
 	return t.conn.QueryRowContext(ctx, query, args...)
 }
 
 func (t *pipelinedTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
-	if err := t.send(ctx, nil, nil); err != nil {
+	if err := t.send(ctx, nil); err != nil {
 		return nil, err
 	}
 	return t.conn.PrepareContext(ctx, query)
@@ -170,13 +179,13 @@ func (t *pipelinedTx) Commit() error {
 	if !t.sent && len(t.held) == 1 {
 		return t.end(nil) // nothing ran: there is nothing to commit
 	}
-	err := t.send(t.ctx, &heldStmt{query: "COMMIT"}, func(br pgx.BatchResults) error {
+	err := t.send(t.ctx, func(br pgx.BatchResults) error {
 		tag, err := br.Exec()
 		if err == nil && tag.String() != "COMMIT" {
 			err = errors.New("commit: the transaction was rolled back")
 		}
 		return err
-	})
+	}, heldStmt{query: "COMMIT"})
 	if err != nil {
 		return t.end(fmt.Errorf("commit: %w", errors.Join(err, t.rollback())))
 	}

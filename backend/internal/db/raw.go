@@ -34,18 +34,57 @@ func Exec(ctx context.Context, gdb *gorm.DB, query string, args ...any) (int64, 
 // QueryRow runs a statement that returns at most one row and scans it into dest; a statement that
 // returned no row reports sql.ErrNoRows.
 func QueryRow(ctx context.Context, gdb *gorm.DB, query string, args []any, dest ...any) error {
-	pgArgs(args)
+	r := &Row{SQL: query, Args: args, Dest: dest}
+	if err := QueryRows(ctx, gdb, r); err != nil {
+		return err
+	}
+	if r.NoRow {
+		return sql.ErrNoRows
+	}
+	return nil
+}
+
+// Row is one statement of QueryRows: it returns at most one row, scanned into Dest; NoRow reports that it
+// returned none (an answer, not an error).
+type Row struct {
+	SQL   string
+	Args  []any
+	Dest  []any
+	NoRow bool
+}
+
+// QueryRows runs rows in order, and stops at the first that fails. In a Pipelined transaction they go out
+// in one round trip, with whatever is held back in front of them: for statements that do not need each
+// other's results to be written (a later one may read what an earlier one wrote: it runs after it).
+func QueryRows(ctx context.Context, gdb *gorm.DB, rows ...*Row) error {
+	for _, r := range rows {
+		pgArgs(r.Args)
+	}
 	begin := time.Now()
 	var err error
 	if t, ok := gdb.Statement.ConnPool.(*pipelinedTx); ok {
-		err = t.queryRow(ctx, query, args, dest) // in the same round trip as what is held back
+		err = t.queryRows(ctx, rows)
 	} else {
-		err = gdb.Statement.ConnPool.QueryRowContext(ctx, query, args...).Scan(dest...)
+		for _, r := range rows {
+			if err = scanRow(gdb.Statement.ConnPool.QueryRowContext(ctx, r.SQL, r.Args...).Scan(r.Dest...), r); err != nil {
+				break
+			}
+		}
 	}
+	if err != nil {
+		gdb.Logger.Trace(ctx, begin, func() (string, int64) { return rows[0].SQL, 0 }, err)
+	} else if time.Since(begin) > slowQuery {
+		gdb.Logger.Trace(ctx, begin, func() (string, int64) { return rows[0].SQL, int64(len(rows)) }, nil)
+	}
+	return err
+}
+
+// scanRow records a missing row on r instead of failing.
+func scanRow(err error, r *Row) error {
 	if errors.Is(err, sql.ErrNoRows) {
-		return err // an answer, not a failure: not logged
+		r.NoRow = true
+		return nil
 	}
-	gdb.Logger.Trace(ctx, begin, func() (string, int64) { return query, 1 }, err)
 	return err
 }
 
