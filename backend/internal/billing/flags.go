@@ -30,13 +30,8 @@ func (s *Service) checkCustomer(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 	if err != nil || bound == "" || bound == r.sub.CustomerID {
 		return err
 	}
-	var flagged []uuid.UUID
-	if err := tx.WithContext(ctx).Raw(`UPDATE subscriptions SET customer_mismatch = true, updated_at = now()
-		WHERE paddle_subscription_id = ? AND NOT customer_mismatch RETURNING id`, r.sub.ID).Scan(&flagged).Error; err != nil {
-		return fmt.Errorf("flag customer mismatch: %w", err)
-	}
-	if len(flagged) == 0 {
-		return nil // flagged by an earlier event
+	if first, err := flagOnce(ctx, tx, r.sub.ID, flagCustomerMismatch); err != nil || !first {
+		return err // !first: flagged by an earlier event
 	}
 	return audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorPaddle, Action: ActionCustomerMismatch, UserID: &r.userID,
 		ResourceType: "subscription", ResourceID: r.sub.ID, Details: map[string]any{"event_id": ev.ID,
@@ -58,13 +53,8 @@ func (s *Service) checkDuplicate(ctx context.Context, tx *gorm.DB, ev webhook.Ev
 	if err != nil || other == "" {
 		return err
 	}
-	var flagged []uuid.UUID
-	if err := tx.WithContext(ctx).Raw(`UPDATE subscriptions SET duplicate_subscription = true, updated_at = now()
-		WHERE paddle_subscription_id = ? AND NOT duplicate_subscription RETURNING id`, r.sub.ID).Scan(&flagged).Error; err != nil {
-		return fmt.Errorf("flag duplicate subscription: %w", err)
-	}
-	if len(flagged) == 0 {
-		return nil // flagged by an earlier event
+	if first, err := flagOnce(ctx, tx, r.sub.ID, flagDuplicate); err != nil || !first {
+		return err // !first: flagged by an earlier event
 	}
 	if err := audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorPaddle, Action: ActionDuplicate, UserID: &r.userID,
 		ResourceType: "subscription", ResourceID: r.sub.ID,
@@ -105,4 +95,21 @@ func (s *Service) alertOperators(ctx context.Context, tx *gorm.DB, key string, d
 		}
 	}
 	return nil
+}
+
+// The subscriptions' flag columns flagOnce sets.
+const (
+	flagCustomerMismatch = "customer_mismatch"
+	flagDuplicate        = "duplicate_subscription"
+)
+
+// flagOnce sets the subscription's flag column and reports whether this call set it: the flag, its audit
+// row and any alert happen once per subscription however many events show the problem.
+func flagOnce(ctx context.Context, tx *gorm.DB, subID, flag string) (bool, error) {
+	var flagged []uuid.UUID
+	if err := tx.WithContext(ctx).Raw(`UPDATE subscriptions SET `+flag+` = true, updated_at = now()
+		WHERE paddle_subscription_id = ? AND NOT `+flag+` RETURNING id`, subID).Scan(&flagged).Error; err != nil {
+		return false, fmt.Errorf("flag %s: %w", flag, err)
+	}
+	return len(flagged) == 1, nil
 }

@@ -31,30 +31,30 @@ type synced struct {
 // difference between the allowances once, a downgrade nothing more this month; in a month that has no
 // grant yet (a yearly plan's month the job has not reached) it grants the month's allowance.
 func (s *Service) onSubscriptionChanged(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
+	_, err := s.applyChange(ctx, tx, ev)
+	return err
+}
+
+// applyChange syncs the snapshot, tops up its month and audits: the whole of onSubscriptionChanged, which
+// past_due extends.
+func (s *Service) applyChange(ctx context.Context, tx *gorm.DB, ev webhook.Event) (synced, error) {
 	r, err := s.sync(ctx, tx, ev)
 	if err != nil {
-		return err
+		return synced{}, err
 	}
 	granted, err := s.grantCurrentMonth(ctx, tx, r)
 	if err != nil {
-		return err
+		return synced{}, err
 	}
-	return s.auditSubscription(ctx, tx, ev, r, map[string]any{"credits_granted": granted})
+	return r, s.auditSubscription(ctx, tx, ev, r, map[string]any{"credits_granted": granted})
 }
 
 // onSubscriptionPastDue is onSubscriptionChanged (dunning keeps the tier) plus the "payment failed" email,
 // keyed per event (payment_failed/<sub>/<event id>): each failed renewal Paddle reports mails once, however
 // often the event is redelivered, and a late past_due under a newer snapshot (applied false) mails nothing.
 func (s *Service) onSubscriptionPastDue(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
-	r, err := s.sync(ctx, tx, ev)
+	r, err := s.applyChange(ctx, tx, ev)
 	if err != nil {
-		return err
-	}
-	granted, err := s.grantCurrentMonth(ctx, tx, r)
-	if err != nil {
-		return err
-	}
-	if err := s.auditSubscription(ctx, tx, ev, r, map[string]any{"credits_granted": granted}); err != nil {
 		return err
 	}
 	if !r.applied {
