@@ -182,7 +182,6 @@ lap "postgres $("$bindir/psql" -X -A -t -h "$work/sock" -U postgres -d fabrica -
 
 # --- the release step, web and worker --------------------------------------------------------------------
 # Production, as a PaaS runs it: every secret the boot guard asks for (docs/deploy.md), random per run.
-# WORKER_API_KEYS and ERASURE_TOMBSTONE_KEY are read by branches being merged; unknown keys are ignored.
 rand() { od -An -N32 -tx1 /dev/urandom | tr -d ' \n'; }
 cat >"$work/env" <<EOF
 APP_ENV=production

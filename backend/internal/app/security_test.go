@@ -206,8 +206,6 @@ func TestItem9ClientIPsComeFromTrustedProxiesOnly(t *testing.T) {
 		"a client-written entry left of the one the proxy appended is not believed")
 }
 
-// Local identity: production never reads (or creates) the dev key, and a dev token is refused there like
-// any forged token; development with no Clerk key accepts it.
 // productionEnv is a complete production configuration that passes the boot guard, sessions verified with
 // issuer's key.
 func productionEnv(issuer *sessiontest.Issuer) map[string]string {
@@ -221,6 +219,8 @@ func productionEnv(issuer *sessiontest.Issuer) map[string]string {
 		"COMPANY_LEGAL_NAME": "Example Software GmbH"}
 }
 
+// Local identity: production never reads (or creates) the dev key, and a dev token is refused there like
+// any forged token; development with no Clerk key accepts it.
 func TestDevTokensAreDevelopmentOnly(t *testing.T) {
 	t.Parallel()
 	d := newAdminEnv(t).db
