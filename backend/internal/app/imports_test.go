@@ -65,7 +65,8 @@ func TestImportRules(t *testing.T) {
 		// The embedded OpenAPI document and viewer: served by the HTTP edge, read by the spec checker.
 		"github.com/fabrica-saas/fabrica/docs": {"internal/httpapi", "internal/apispec"},
 		// Test code only, like pgtest: no package of the build may depend on the spec checker.
-		module + "internal/apispec": {},
+		module + "internal/apispec":    {},
+		module + "internal/sentrytest": {},
 		// account screens sign-ups through its own EmailScreen interface; only app builds the blocklist.
 		module + "internal/disposable": {"internal/app"},
 		// The console's pages: app builds them from the config, httpapi serves them.

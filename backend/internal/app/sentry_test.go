@@ -1,42 +1,24 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/getsentry/sentry-go"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
+	"github.com/fabrica-saas/fabrica/backend/internal/sentrytest"
 )
-
-type sentryRecorder struct {
-	mu     sync.Mutex
-	events []*sentry.Event
-}
-
-func (r *sentryRecorder) Configure(sentry.ClientOptions)        {}
-func (r *sentryRecorder) Flush(time.Duration) bool              { return true }
-func (r *sentryRecorder) FlushWithContext(context.Context) bool { return true }
-func (r *sentryRecorder) Close()                                {}
-func (r *sentryRecorder) SendEvent(e *sentry.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-}
 
 // SENTRY_DSN wires reporting into the real router: an unexpected error on an authenticated route reaches
 // Sentry tagged with SENTRY_ENVIRONMENT, without the session token or the query.
 func TestSentryDSNReportsUnexpectedErrors(t *testing.T) {
 	t.Parallel()
-	rec := &sentryRecorder{}
+	rec := &sentrytest.Transport{}
 	a := appOn(t, pgtest.New(t), map[string]string{"SENTRY_DSN": "https://public@sentry.example/42",
 		"SENTRY_ENVIRONMENT": "ci"}, Options{SentryTransport: rec})
 	a.Echo().GET("/api/v1/explode", func(echo.Context) error { return errors.New("boom") })
@@ -46,10 +28,9 @@ func TestSentryDSNReportsUnexpectedErrors(t *testing.T) {
 	a.Echo().ServeHTTP(resp, req)
 	require.Equal(t, http.StatusInternalServerError, resp.Code)
 	require.Equal(t, http.StatusOK, get(a.Echo(), "/health").Code)
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	require.Len(t, rec.events, 1)
-	ev := rec.events[0]
+	events := rec.Events()
+	require.Len(t, events, 1)
+	ev := events[0]
 	require.Equal(t, "ci", ev.Environment)
 	require.Equal(t, "boom", ev.Exception[0].Value)
 	require.False(t, strings.Contains(ev.Request.URL+ev.Request.QueryString, "ada@example.com"))

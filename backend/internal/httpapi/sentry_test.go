@@ -1,49 +1,25 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/getsentry/sentry-go"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/sentrytest"
 )
-
-// recordingTransport is Sentry's transport replaced by a recorder: the events the client would send.
-type recordingTransport struct {
-	mu     sync.Mutex
-	events []*sentry.Event
-}
-
-func (r *recordingTransport) Configure(sentry.ClientOptions)        {}
-func (r *recordingTransport) Flush(time.Duration) bool              { return true }
-func (r *recordingTransport) FlushWithContext(context.Context) bool { return true }
-func (r *recordingTransport) Close()                                {}
-func (r *recordingTransport) SendEvent(e *sentry.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-}
-
-func (r *recordingTransport) sent() []*sentry.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]*sentry.Event(nil), r.events...)
-}
 
 // Unexpected errors and panics reach Sentry once each, without the Authorization header, cookies, the query
 // string or the body; answered errors (4xx, a domain sentinel) never do.
 func TestSentryReportsUnexpectedErrorsWithoutPersonalData(t *testing.T) {
 	t.Parallel()
-	rec := &recordingTransport{}
+	rec := &sentrytest.Transport{}
 	hub, err := NewSentry(SentryConfig{DSN: "https://public@sentry.example/1", Environment: "test", SampleRate: 1, Transport: rec})
 	require.NoError(t, err)
 	e := New(Config{Env: "test", MaxBodyBytes: 1024}, Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Sentry: hub})
@@ -57,7 +33,7 @@ func TestSentryReportsUnexpectedErrorsWithoutPersonalData(t *testing.T) {
 	require.Equal(t, http.StatusConflict, do(e, http.MethodGet, "/conflict", nil, secret).Code)
 	require.Equal(t, http.StatusNotFound, do(e, http.MethodGet, "/nowhere", nil, secret).Code)
 
-	events := rec.sent()
+	events := rec.Events()
 	require.Len(t, events, 2, "the two unexpected errors, once each")
 	require.Equal(t, "db exploded", events[0].Exception[0].Value)
 	require.Contains(t, events[1].Exception[0].Value, "nil map")
