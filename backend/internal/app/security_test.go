@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -56,6 +57,14 @@ func TestItem1CheckoutBindsThePaddleCustomer(t *testing.T) {
 	rec = e.call(t, http.MethodPost, "/api/v1/billing/checkout", unverified, `{"tier":"pro"}`)
 	require.Equal(t, http.StatusConflict, rec.Code, rec.Body.String())
 	require.Contains(t, rec.Body.String(), `"code":"email_unverified"`)
+
+	// A row stored before migration 00009 keeps its address but is marked unverified: no customer is
+	// found or created for an address nobody checked.
+	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO users (clerk_user_id, email, email_verified) VALUES ('user_legacy', 'legacy@example.com', false)`).Error)
+	legacy := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_legacy", SessionID: "sess_legacy"})
+	rec = e.call(t, http.MethodPost, "/api/v1/billing/checkout", legacy, `{"tier":"pro"}`)
+	require.Equal(t, http.StatusConflict, rec.Code, rec.Body.String())
+	require.Equal(t, []string{"user_ada@example.com"}, e.paddle.customers, "no customer for the unverified address")
 }
 
 // Item 1: a signed checkout completed in Paddle.js under a victim's email lands on the victim's Paddle
@@ -115,6 +124,12 @@ func TestItem3AdminByUnverifiedEmailIsRefused(t *testing.T) {
 	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM users WHERE clerk_user_id = 'user_hook' AND email = ''`),
 		"neither the unverified primary nor the first listed address is stored")
 
+	// A row stored before migration 00009, whose address nobody checked: the migration marks it unverified,
+	// and the gate reads the mark, not only the address.
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO users (clerk_user_id, email, email_verified) VALUES ('user_legacy', 'boss@example.com', false)`).Error)
+	legacy := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_legacy", SessionID: "s5"})
+	require.Equal(t, http.StatusForbidden, e.call(t, http.MethodGet, stats, legacy, "").Code)
+
 	verified := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_real", SessionID: "s3", Email: "Boss@Example.com", EmailVerified: true})
 	require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, stats, verified, "").Code, "a verified address counts")
 	pinned := e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_pinned", SessionID: "s4"})
@@ -145,23 +160,28 @@ func clerkUserWithAddresses(t *testing.T, msgID, clerkID string, addrs []clerkAd
 	return h, body
 }
 
-// Item 12: a burst of refused admin requests from one user, all at once across two instances, writes one
+// Item 12: a burst of refused admin requests from a user, all at once across two instances, writes one
 // audit row; a minute later the next refusal is recorded again.
 func TestItem12RefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
 	t.Parallel()
 	e := newAdminEnv(t)
 	second := appOn(t, e.db, map[string]string{"CLERK_JWT_KEY": e.issuer.PublicKeyPEM(), "ADMIN_EMAILS": "boss@example.com"},
 		Options{PaddleAPI: e.paddle})
-	tok := e.token(t, "user_mallory")
-	require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, "/api/v1/account/me", tok, "").Code) // the lazy user exists
-
-	codes := concurrently(20, func(i int) int {
+	// Six refused users at once, thirty requests each over the two instances: each user's burst is one
+	// row. Several users race in one burst so that a missing lock loses more than one coin toss.
+	const users, each = 6, 30
+	toks := make([]string, users)
+	for u := range toks {
+		toks[u] = e.token(t, fmt.Sprintf("user_mallory_%d", u))
+		require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, "/api/v1/account/me", toks[u], "").Code) // the lazy user exists
+	}
+	codes := concurrently(users*each, func(i int) int {
 		h := e.app.Echo()
 		if i%2 == 1 {
 			h = second.Echo()
 		}
 		req := httptest.NewRequest(http.MethodGet, adminAPI+"/users", nil)
-		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Authorization", "Bearer "+toks[i%users])
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		return rec.Code
@@ -169,11 +189,13 @@ func TestItem12RefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
 	for _, c := range codes {
 		require.Equal(t, http.StatusForbidden, c)
 	}
-	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`))
+	require.Equal(t, int64(users), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`))
+	require.Equal(t, int64(users), e.count(t, `SELECT count(DISTINCT user_id) FROM audit_logs WHERE action = 'admin.unauthorized'`))
 
+	tok := toks[0]
 	require.NoError(t, e.db.Gorm.Exec(`UPDATE audit_logs SET created_at = now() - interval '61 seconds'`).Error)
 	require.Equal(t, http.StatusForbidden, e.call(t, http.MethodGet, adminAPI+"/users", tok, "").Code)
-	require.Equal(t, int64(2), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`))
+	require.Equal(t, int64(users+1), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`))
 }
 
 // Item 9: the audit trail records the client's IP. Without TRUSTED_PROXIES forwarded headers are ignored
