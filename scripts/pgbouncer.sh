@@ -9,7 +9,8 @@
 #   scripts/pgbouncer.sh url                         print the DATABASE_URL through it
 # HOST may be a unix socket directory. The server must let its postgres user in without a password (trust:
 # the dev, bench and test clusters). Clients connect as postgres without a password too, on loopback only.
-#   PGBOUNCER_DIR        the ini, log and pid file (default .data/pgbouncer); one PgBouncer per directory
+#   PGBOUNCER_DIR        the ini, log and pid file (default .data/pgbouncer, or /var/tmp/fabrica-pgbouncer-*
+#                        when the postgres user cannot reach the checkout); one PgBouncer per directory
 #   PGBOUNCER_PORT       the first port tried (default 54331); the next free one up is taken
 #   PGBOUNCER_POOL_SIZE  server connections per database (default 20): what Postgres sees, however many
 #                        clients connect
@@ -18,6 +19,11 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${PGBOUNCER_DIR:-$root/.data/pgbouncer}
+# As root PgBouncer runs as postgres, which may not reach the checkout (a home directory or a mktemp clone
+# with mode 700): then the default is a per-checkout directory under /var/tmp, as scripts/dev-db.sh does.
+if [ -z "${PGBOUNCER_DIR:-}" ] && [ "$(id -u)" -eq 0 ] && ! runuser -u postgres -- test -x "$root"; then
+  dir=/var/tmp/fabrica-pgbouncer-$(echo "$root" | md5sum | cut -c1-8)
+fi
 first_port=${PGBOUNCER_PORT:-54331}
 pool_size=${PGBOUNCER_POOL_SIZE:-20}
 user=postgres

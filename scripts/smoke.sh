@@ -83,7 +83,9 @@ pooled_once() {
   POOLED_PORT=$first scripts/run-pooled.sh >"$log" 2>&1 &
   pid=$!
   # A failure stops the topology too: nothing of it outlives the smoke test.
-  pooled_fail() { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; cat "$log"; echo "smoke: run-pooled: $*" >&2; exit 1; }
+  # (|| true: a caller's "|| pooled_fail" does not shield the function's own commands from set -e, and the
+  # topology may be gone already.)
+  pooled_fail() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; cat "$log"; echo "smoke: run-pooled: $*" >&2; exit 1; }
   for _ in $(seq 1 120); do
     grep -q 'run-pooled: ready' "$log" && break
     kill -0 "$pid" 2>/dev/null || pooled_fail "exited early"
