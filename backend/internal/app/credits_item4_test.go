@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -224,9 +225,11 @@ func TestItem4OrphanWindowIsPerJob(t *testing.T) {
 		} `json:"movement"`
 		ExpiresAt *time.Time `json:"expires_at"`
 	}
+	// expires_in is a worker's setting: the worker spends for alice.
+	forAlice := func(body string) string { return strings.Replace(body, "{", `{"user_id":"`+aliceID+`",`, 1) }
 	window := func(body string) time.Duration {
 		t.Helper()
-		rec := e.call(t, http.MethodPost, spendPath, alice, body)
+		rec := e.call(t, http.MethodPost, spendPath, workerKey, forAlice(body))
 		require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
 		s := decodeJSON[spent](t, rec.Body.Bytes())
 		require.NotNil(t, s.ExpiresAt, rec.Body.String())
@@ -234,9 +237,12 @@ func TestItem4OrphanWindowIsPerJob(t *testing.T) {
 	}
 	require.Equal(t, time.Second, window(`{"amount":1,"job_id":"job-short","expires_in":1}`))
 	require.Equal(t, time.Second, window(`{"amount":2,"job_id":"job-short-done","expires_in":1}`))
-	require.Equal(t, 15*time.Minute, window(`{"amount":3,"job_id":"job-default"}`))
+	rec := e.call(t, http.MethodPost, spendPath, alice, `{"amount":3,"job_id":"job-default"}`)
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	s := decodeJSON[spent](t, rec.Body.Bytes())
+	require.Equal(t, 15*time.Minute, s.ExpiresAt.Sub(s.Movement.CreatedAt), "a session's spend has the default window")
 	require.Equal(t, 24*time.Hour, window(`{"amount":4,"job_id":"job-day","expires_in":86400}`))
-	rec := e.call(t, http.MethodPost, jobsPath+"job-short-done/complete", workerKey, forUser(aliceID))
+	rec = e.call(t, http.MethodPost, jobsPath+"job-short-done/complete", workerKey, forUser(aliceID))
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 
 	for _, tc := range []struct {
@@ -247,9 +253,10 @@ func TestItem4OrphanWindowIsPerJob(t *testing.T) {
 		{`{"amount":1,"job_id":"j","expires_in":-5}`, 422},
 		{`{"amount":1,"job_id":"j","expires_in":86401}`, 422},
 		{`{"amount":1,"job_id":"j","expires_in":9223372037}`, 422},
+		{`{"amount":1,"job_id":"j","expires_in":18446744075}`, 422},
 		{`{"amount":1,"job_id":"j","expires_in":1.5}`, 400},
 	} {
-		rec := e.call(t, http.MethodPost, spendPath, alice, tc.body)
+		rec := e.call(t, http.MethodPost, spendPath, workerKey, forAlice(tc.body))
 		require.Equal(t, tc.wantStatus, rec.Code, "%s: %s", tc.body, rec.Body.String())
 		if tc.wantStatus == 422 {
 			require.Contains(t, rec.Body.String(), "expires_in", tc.body)

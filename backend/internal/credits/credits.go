@@ -28,6 +28,9 @@ const (
 	KindTaskCompleted    = "task_completed"
 	KindTaskFailed       = "task_failed"
 	KindReconcilerRefund = "reconciler_refund"
+	// KindRecharge charges a job again when it is reported completed after the reconciler refunded it as
+	// orphaned: the work was delivered. It may take the balance below zero.
+	KindRecharge = "recharge"
 )
 
 // Sentinels returned (wrapped) by Service methods; test them with errors.Is.

@@ -109,9 +109,9 @@ func TestCompleteJobOnce(t *testing.T) {
 	svc, d, a := jobSetup(t)
 	ctx := context.Background()
 	for i := range 3 {
-		created, err := svc.CompleteJob(ctx, a, "job-1")
+		c, err := svc.CompleteJob(ctx, a, "job-1")
 		require.NoError(t, err)
-		require.Equal(t, i == 0, created)
+		require.Equal(t, credits.Completion{Created: i == 0}, c)
 	}
 	_, _, _, err := svc.FailJob(ctx, a, "job-1", "")
 	require.ErrorIs(t, err, credits.ErrJobFinished)
@@ -145,8 +145,8 @@ func TestFailJobRefundsOnce(t *testing.T) {
 }
 
 // After the reconciler returned an orphan's credits, a late failure report records the failure but
-// refunds nothing; a late completion is refused, since the credits are already back.
-func TestLateReportsAfterReconcilerRefund(t *testing.T) {
+// refunds nothing, and a completion after that failure is refused.
+func TestLateFailureAfterReconcilerRefund(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)
 	ctx := context.Background()
@@ -154,8 +154,6 @@ func TestLateReportsAfterReconcilerRefund(t *testing.T) {
 	oldDeduct(t, d, a.UserID, 4, "job-1", time.Hour)
 	require.Equal(t, credits.ReconcileResult{Scanned: 1, Refunded: 1}, reconcile(t, svc, 0))
 
-	_, err := svc.CompleteJob(ctx, a, "job-1")
-	require.ErrorIs(t, err, credits.ErrJobFinished)
 	refund, bal, created, err := svc.FailJob(ctx, a, "job-1", "late")
 	require.NoError(t, err)
 	require.True(t, created, "the failure itself is new")
@@ -164,8 +162,63 @@ func TestLateReportsAfterReconcilerRefund(t *testing.T) {
 	_, _, created, err = svc.FailJob(ctx, a, "job-1", "late")
 	require.NoError(t, err)
 	require.False(t, created)
+	_, err = svc.CompleteJob(ctx, a, "job-1")
+	require.ErrorIs(t, err, credits.ErrJobFinished)
 	require.Equal(t, 1, audits(t, d, credits.ActionJobFailed))
 	require.Equal(t, 0, count(t, d, credits.KindRefund))
+	require.Equal(t, 0, count(t, d, credits.KindRecharge))
+}
+
+// The reconciler refunded a job as orphaned, then its worker reports it completed: the work was
+// delivered, so the job is charged again, once, even when the balance no longer covers it (the balance
+// goes below zero and spends are refused until it is covered). A re-spend of the refunded job id is
+// job_finished, never an idempotent "already paid".
+func TestCompletionAfterReconcilerRefundChargesAgain(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	a := actorFor(newUser(t, svc, d, 10))
+	oldDeduct(t, d, a.UserID, 4, "job-1", time.Hour)
+	require.Equal(t, credits.ReconcileResult{Scanned: 1, Refunded: 1}, reconcile(t, svc, 0))
+	require.Equal(t, 10, balance(t, svc, a.UserID))
+
+	_, _, _, err := svc.Spend(ctx, a, 4, "job-1", "", 0)
+	require.ErrorIs(t, err, credits.ErrJobFinished, "a refunded job is over: spending it again is no free retry")
+	// Meanwhile the user spends what the refund gave back.
+	_, bal, _, err := svc.Spend(ctx, a, 8, "job-2", "", 0)
+	require.NoError(t, err)
+	require.Equal(t, 2, bal)
+
+	for i := range 3 {
+		c, err := svc.CompleteJob(ctx, a, "job-1")
+		require.NoError(t, err)
+		if i == 0 {
+			require.Equal(t, credits.Completion{Created: true, Recharged: 4}, c)
+		} else {
+			require.Equal(t, credits.Completion{}, c, "a repeat charges nothing more")
+		}
+	}
+	require.Equal(t, -2, balance(t, svc, a.UserID), "the delivered work is owed, below zero if need be")
+	require.Equal(t, 1, count(t, d, credits.KindRecharge))
+	_, _, _, err = svc.Spend(ctx, a, 1, "job-3", "", 0)
+	require.ErrorIs(t, err, credits.ErrInsufficient, "no spend until the debt is covered")
+	_, _, _, err = svc.FailJob(ctx, a, "job-1", "")
+	require.ErrorIs(t, err, credits.ErrJobFinished)
+	_, _, _, err = svc.Spend(ctx, a, 4, "job-1", "", 0)
+	require.ErrorIs(t, err, credits.ErrJobFinished)
+	require.Equal(t, credits.ReconcileResult{}, reconcile(t, svc, 0), "a completed job is no orphan")
+}
+
+// A job refunded by its failure is over too: spending its id again is job_finished.
+func TestSpendOfAFailedJobIsFinished(t *testing.T) {
+	t.Parallel()
+	svc, _, a := jobSetup(t)
+	ctx := context.Background()
+	_, _, _, err := svc.FailJob(ctx, a, "job-1", "")
+	require.NoError(t, err)
+	_, _, _, err = svc.Spend(ctx, a, 4, "job-1", "", 0)
+	require.ErrorIs(t, err, credits.ErrJobFinished)
+	require.Equal(t, 10, balance(t, svc, a.UserID))
 }
 
 // Another user's job and a job with no deduct look the same: ErrNoDeduct, never ErrJobConflict.

@@ -96,5 +96,24 @@ func deductTx(tx *gorm.DB, userID uuid.UUID, amount int, jobID, reason string, e
 	case existing.Delta != -amount:
 		return Movement{}, false, ErrJobConflict
 	}
+	// A retry of a job whose credits came back (a failure, or the reconciler at its deadline) must not
+	// answer "already paid": the job is over, and a client that runs it again would run it for free.
+	if refunded, err := hasRefund(tx, userID, jobID); err != nil || refunded {
+		if err == nil {
+			err = ErrJobFinished
+		}
+		return Movement{}, false, err
+	}
 	return existing, false, nil
+}
+
+// hasRefund reports whether the user's job has had its credits returned, by a failure or the reconciler.
+func hasRefund(tx *gorm.DB, userID uuid.UUID, jobID string) (bool, error) {
+	var n int64
+	err := db.QueryRow(tx.Statement.Context, tx, `SELECT count(*) FROM credit_transactions
+		WHERE user_id = $1 AND job_id = $2 AND kind IN ('refund', 'reconciler_refund')`, []any{userID, jobID}, &n)
+	if err != nil {
+		return false, translate(tx, err)
+	}
+	return n > 0, nil
 }

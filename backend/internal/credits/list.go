@@ -65,15 +65,18 @@ func (s *Service) PerDay(ctx context.Context, since time.Time) ([]Day, error) {
 	out := []Day{}
 	err := s.db.WithContext(ctx).Raw(`SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day,
 		coalesce(sum(delta) FILTER (WHERE kind = ?), 0) AS granted,
-		coalesce(-sum(delta) FILTER (WHERE kind = ?), 0) AS spent,
+		coalesce(-sum(delta) FILTER (WHERE kind IN ?), 0) AS spent,
 		coalesce(sum(delta) FILTER (WHERE kind IN ?), 0) AS refunded
 		FROM credit_transactions WHERE kind IN ? AND created_at >= ? GROUP BY 1 ORDER BY 1`,
-		KindGrant, KindDeduct, refundKinds, append([]string{KindGrant, KindDeduct}, refundKinds...), since).Scan(&out).Error
+		KindGrant, spendKinds, refundKinds, append(append([]string{KindGrant}, spendKinds...), refundKinds...), since).Scan(&out).Error
 	if err != nil {
 		return nil, wrap("ledger per day", err)
 	}
 	return out, nil
 }
+
+// spendKinds are the movements that charge for work: a deduct, and a recharge after an orphan refund.
+var spendKinds = []string{KindDeduct, KindRecharge}
 
 // refundKinds are the movements that give a deduct's credits back.
 var refundKinds = []string{KindRefund, KindReconcilerRefund}

@@ -12,8 +12,8 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 )
 
-// ErrJobFinished means the job already has the other outcome: completing a job that failed (or whose
-// credits were already returned), or failing a job that completed.
+// ErrJobFinished means the job already has its outcome: completing a job that failed, failing a job that
+// completed, or spending again for a job whose credits were returned.
 var ErrJobFinished = errors.New("job already finished with another outcome")
 
 // Audit actions of the job lifecycle, one row per state change and none for a repeat.
@@ -64,11 +64,21 @@ func (s *Service) Spend(ctx context.Context, a audit.Actor, amount int, jobID, r
 	return m, bal, created, nil
 }
 
+// Completion is what CompleteJob did.
+type Completion struct {
+	// Created is false when the job was already completed (nothing written).
+	Created bool
+	// Recharged is the amount charged again because the reconciler had refunded the job as orphaned
+	// before its completion was reported (0 otherwise).
+	Recharged int
+}
+
 // CompleteJob records that a.UserID's job finished, as reported by a (the API lets only a worker report).
-// created is false when it was already completed. ErrNoDeduct when the user has no deduct for jobID
-// (another user's job of that id is a different job, so it looks the same); ErrJobFinished
-// when the job failed or its credits were returned.
-func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) (created bool, err error) {
+// A job the reconciler already refunded as orphaned is charged again (a recharge movement): the work was
+// delivered, so it is owed, and the recharge may take the balance below zero (spends are then refused
+// until it is covered). ErrNoDeduct when the user has no deduct for jobID (another user's job of that id
+// is a different job, so it looks the same); ErrJobFinished when the job failed.
+func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) (c Completion, err error) {
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		j, err := lockJob(tx, a.UserID, jobID)
 		switch {
@@ -76,18 +86,40 @@ func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) 
 			return err
 		case j.completed:
 			return nil
-		case j.failed || j.refunded:
+		case j.failed || (j.refunded && j.refund.Kind != KindReconcilerRefund):
 			return ErrJobFinished
 		}
-		if _, created, err = insertOnce(tx, a.UserID, 0, KindTaskCompleted, jobID, ""); err != nil || !created {
+		details := map[string]any{"deduct_id": j.deduct.ID}
+		if j.refunded {
+			// The reconciler gave the credits back at the deadline; the worker says the work was done.
+			m, err := mustInsert(tx, a.UserID, j.deduct.Delta, KindRecharge, jobID, "completed after the orphan refund")
+			if err != nil {
+				return err
+			}
+			c.Recharged = -m.Delta
+			details["recharge_id"], details["recharged"] = m.ID, c.Recharged
+		}
+		if _, c.Created, err = insertOnce(tx, a.UserID, 0, KindTaskCompleted, jobID, ""); err != nil || !c.Created {
 			return err
 		}
-		return auditJob(ctx, tx, a, ActionJobCompleted, jobID, map[string]any{"deduct_id": j.deduct.ID})
+		return auditJob(ctx, tx, a, ActionJobCompleted, jobID, details)
 	})
 	if err != nil {
-		return false, wrap("complete job", err)
+		return Completion{}, wrap("complete job", err)
 	}
-	return created, nil
+	return c, nil
+}
+
+// mustInsert appends a movement that the caller, holding the user lock, knows does not exist yet.
+func mustInsert(tx *gorm.DB, userID uuid.UUID, delta int, kind, jobID, reason string) (Movement, error) {
+	m, ok, err := scanOne(tx, insertSQL, userID, delta, kind, jobID, reason)
+	if err != nil {
+		return Movement{}, err
+	}
+	if !ok {
+		return Movement{}, fmt.Errorf("%s of job %q conflicted though none was visible under the user lock", kind, jobID)
+	}
+	return m, nil
 }
 
 // FailJob records that a.UserID's job failed and returns its credits, both once. It returns the refund
@@ -165,6 +197,7 @@ func lockJob(tx *gorm.DB, userID uuid.UUID, jobID string) (job, error) {
 			j.failed = true
 		case KindRefund, KindReconcilerRefund:
 			j.refund, j.refunded = m, true
+
 		}
 	}
 	if !found {

@@ -68,6 +68,8 @@ type completeResponse struct {
 	JobID      string `json:"job_id"`
 	Status     string `json:"status"`
 	Idempotent bool   `json:"idempotent"`
+	// Recharged is what the job was charged again: the reconciler had refunded it as orphaned.
+	Recharged int `json:"recharged"`
 }
 
 type failResponse struct {
@@ -91,6 +93,11 @@ func (h *creditsHandler) spend(c echo.Context) error {
 	a, err := h.spender(c, req.UserID)
 	if err != nil {
 		return err
+	}
+	// The orphan deadline decides when credits come back unless a worker reports the outcome; a user who
+	// could set it would set it to a second, let the reconciler refund, and have the work for free.
+	if req.ExpiresIn != nil && !isWorker(c) {
+		return errExpiresInNotAllowed
 	}
 	m, balance, created, err := h.credits.Spend(c.Request().Context(), a, req.Amount, req.JobID, req.Reason,
 		expiresIn(req.ExpiresIn))
@@ -123,6 +130,10 @@ func (h *creditsHandler) spender(c echo.Context, userID *string) (audit.Actor, e
 	return a, nil
 }
 
+// errExpiresInNotAllowed refuses an orphan deadline chosen by a user's session.
+var errExpiresInNotAllowed = NewError(http.StatusUnprocessableEntity, "validation_failed",
+	"expires_in is accepted only with a worker key (a session's spends use CREDITS_ORPHAN_AFTER)")
+
 // expiresIn turns the body's seconds into the ledger's window: absent is 0 (the default). Values outside
 // the ledger's bounds map to a window the ledger refuses (ErrInvalidExpiry), an explicit 0 included, and
 // the multiplication cannot overflow into range.
@@ -152,11 +163,12 @@ func (h *creditsHandler) complete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	created, err := h.credits.CompleteJob(c.Request().Context(), a, jobID)
+	done, err := h.credits.CompleteJob(c.Request().Context(), a, jobID)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, completeResponse{JobID: jobID, Status: "completed", Idempotent: !created})
+	return c.JSON(http.StatusOK, completeResponse{JobID: jobID, Status: "completed", Idempotent: !done.Created,
+		Recharged: done.Recharged})
 }
 
 // fail takes {"user_id", "reason"}; the optional reason is stored on the refund, as the reason the
