@@ -176,8 +176,8 @@ func (s *seeder) userID(ctx context.Context, u User) (string, error) {
 	return me.ID, err
 }
 
-// run spends for j (201, or 200 when an earlier run did) and reports its outcome as the worker
-// (idempotent too).
+// run spends for j (201; 200 when an earlier run did, or 409 job_finished when that run failed it) and
+// reports its outcome as the worker (idempotent too).
 func (s *seeder) run(ctx context.Context, j job, userID string) error {
 	spend := map[string]any{"amount": j.amount, "job_id": j.id, "reason": j.reason}
 	bearer := s.WorkerKey
@@ -188,7 +188,12 @@ func (s *seeder) run(ctx context.Context, j job, userID string) error {
 	} else {
 		bearer = t
 	}
-	code, err := s.call(ctx, http.MethodPost, "/api/v1/credits/spend", bearer, spend, nil, http.StatusCreated, http.StatusOK)
+	want := []int{http.StatusCreated, http.StatusOK}
+	if j.failed != "" {
+		// An earlier run failed the job and its credits came back: spending it again is 409 job_finished.
+		want = append(want, http.StatusConflict)
+	}
+	code, err := s.call(ctx, http.MethodPost, "/api/v1/credits/spend", bearer, spend, nil, want...)
 	if err != nil {
 		return err
 	}
@@ -201,7 +206,7 @@ func (s *seeder) run(ctx context.Context, j job, userID string) error {
 		return err
 	}
 	verb := "spent"
-	if code == http.StatusOK {
+	if code != http.StatusCreated {
 		verb = "already spent"
 	}
 	return s.say("credits %s: %s %d for %s, %s by the worker", j.id, verb, j.amount, j.user.Email, done)
