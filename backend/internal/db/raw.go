@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,7 +67,7 @@ func QueryRows(ctx context.Context, gdb *gorm.DB, rows ...*Row) error {
 		err = t.queryRows(ctx, rows)
 	} else {
 		for _, r := range rows {
-			if err = scanRow(gdb.Statement.ConnPool.QueryRowContext(ctx, r.SQL, r.Args...).Scan(r.Dest...), r); err != nil {
+			if err = scanRow(gdb.Statement.ConnPool.QueryRowContext(ctx, r.SQL, r.Args...).Scan(sqlDest(r.Dest)...), r); err != nil {
 				break
 			}
 		}
@@ -86,6 +87,38 @@ func scanRow(err error, r *Row) error {
 		return nil
 	}
 	return err
+}
+
+// sqlDest wraps the destinations database/sql cannot fill itself (a Postgres array into a Go slice) in
+// pgx's scanner, so a statement scans the same into the same variables on the pool as in a pipelined
+// transaction, where pgx scans natively.
+func sqlDest(dest []any) []any {
+	out := dest
+	for i, d := range dest {
+		switch d.(type) {
+		case *[]string, *[]int64, *[]int32, *[]int, *[]uuid.UUID, *[]pgtype.UUID:
+			if &out[0] == &dest[0] {
+				out = append([]any(nil), dest...)
+			}
+			out[i] = arrayScanner{d}
+		}
+	}
+	return out
+}
+
+// arrayScanner scans through pgx's type map, which caches scan plans and is not safe for concurrent use:
+// one mutex, held for the decoding of one value.
+type arrayScanner struct{ dest any }
+
+var (
+	scanMu    sync.Mutex
+	scanTypes = pgtype.NewMap()
+)
+
+func (a arrayScanner) Scan(src any) error {
+	scanMu.Lock()
+	defer scanMu.Unlock()
+	return scanTypes.SQLScanner(a.dest).Scan(src)
 }
 
 // pgArgs hands UUIDs to pgx as its own type: google/uuid's driver.Valuer would make pgx format each one as
