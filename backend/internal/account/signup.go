@@ -68,7 +68,8 @@ func SignupGrant(ledger *credits.Service, amount int, screen EmailScreen) Signup
 			return nil
 		}
 		// Nothing reads the grant back: it rides with the delivery's next statement (credits.GrantLater).
-		return ledger.WithTx(tx).GrantLater(ctx, u.ID, amount, "signup:"+u.ClerkUserID, "signup credits")
+		return ledger.WithTx(tx).GrantLater(ctx, credits.GrantSpec{UserID: u.ID, Amount: amount,
+			Key: "signup:" + u.ClerkUserID, Reason: "signup credits", Category: credits.CategoryPromotional})
 	}}
 }
 

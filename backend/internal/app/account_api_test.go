@@ -73,8 +73,7 @@ func TestAccountAPI(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	e.subscribe(t, "user_a", "active", "pro")
-	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id)
-		SELECT id, 40, 'grant', 'g-a' FROM users WHERE clerk_user_id = 'user_a'`).Error)
+	e.grant(t, "user_a", 40, "g-a")
 	a := e.token(t, "user_a")
 	long := strings.Repeat("x", 101)
 	e.runAccount(t, []accountCase{
@@ -144,8 +143,7 @@ func TestExportHoldsOnlyTheCallersData(t *testing.T) {
 	e := newAPIEnv(t)
 	for _, id := range []string{"user_a", "user_b"} {
 		e.subscribe(t, id, "active", "pro")
-		require.NoError(t, e.db.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-			SELECT id, 10, 'grant', 'grant-' || clerk_user_id, 'for ' || clerk_user_id FROM users WHERE clerk_user_id = ?`, id).Error)
+		e.grant(t, id, 10, "grant-"+id)
 		e.runAccount(t, []accountCase{{"consent " + id, http.MethodPost, consentPath, e.token(t, id), `{"marketing":true}`, http.StatusOK, "", ""}})
 	}
 	rec := e.call(t, http.MethodGet, exportPath, e.token(t, "user_a"), "")

@@ -115,8 +115,9 @@ func TestAdminAPI(t *testing.T) {
 	e := newAdminEnv(t)
 	boss := e.adminToken(t)
 	e.subscribe(t, "user_pro", "active", "pro")
-	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id)
-		SELECT id, 1000, 'grant', 'g-' || n FROM users, generate_series(1, 60) n WHERE clerk_user_id = 'user_pro'`).Error)
+	for n := range 60 {
+		e.grant(t, "user_pro", 1000, fmt.Sprintf("g-%d", n+1))
+	}
 	// An add-on first, then the plan, as a Paddle snapshot would have stored them.
 	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO subscription_items (subscription_id, position, price_id, quantity,
 		unit_amount, currency, billing_interval, billing_frequency, recurring, status, tiered)

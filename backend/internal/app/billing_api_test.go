@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -109,8 +110,9 @@ func TestCheckoutAndSubscriptionAndCredits(t *testing.T) {
 	require.JSONEq(t, `{"tier":"free","subscription":null}`, rec.Body.String(), "a user seen first through a session is created lazily")
 
 	e.subscribe(t, "user_pro", "active", "pro")
-	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id)
-		SELECT id, 1000, 'grant', 'g-' || n FROM users, generate_series(1, 3) n WHERE clerk_user_id = 'user_pro'`).Error)
+	for n := range 3 {
+		e.grant(t, "user_pro", 1000, fmt.Sprintf("g-%d", n+1))
+	}
 	rec = e.call(t, http.MethodGet, "/api/v1/billing/subscription", e.token(t, "user_pro"), "")
 	require.Contains(t, rec.Body.String(), `"status":"active"`)
 	rec = e.call(t, http.MethodGet, "/api/v1/billing/credits?limit=2", e.token(t, "user_pro"), "")

@@ -89,8 +89,9 @@ func TestAdminUserLedgerAndDeliveriesPage(t *testing.T) {
 	require.Equal(t, http.StatusOK, deliver(e.app.Echo(), webhook.ProviderPaddle, d.Header, d.Body).Code)
 	var id string
 	require.NoError(t, e.db.Gorm.Raw(`SELECT id FROM users WHERE clerk_user_id = 'user_ledger'`).Scan(&id).Error)
-	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id)
-		SELECT ?, 1, 'grant', 'g-' || n FROM generate_series(1, 60) n`, id).Error)
+	for n := range 60 {
+		e.grant(t, "user_ledger", 1, fmt.Sprintf("g-%d", n+1))
+	}
 
 	ledger := walkItems(t, e, boss, "/users/"+id+"/credits", 25)
 	require.Len(t, ledger, 62, "60 grants, the signup grant and the subscription's")

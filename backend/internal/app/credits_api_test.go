@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/session/sessiontest"
@@ -20,9 +22,18 @@ const (
 // seedCredits creates clerkID's user with a grant of amount credits, as a signup or renewal would have.
 func (e *apiEnv) seedCredits(t *testing.T, clerkID string, amount int) {
 	t.Helper()
-	require.NoError(t, e.db.Gorm.Exec(`WITH u AS (INSERT INTO users (clerk_user_id, email) VALUES (?, ?) RETURNING id)
-		INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-		SELECT id, ?, 'grant', 'seed-' || ?, 'seed' FROM u`, clerkID, clerkID+"@example.com", amount, clerkID).Error)
+	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO users (clerk_user_id, email) VALUES (?, ?)`, clerkID, clerkID+"@example.com").Error)
+	e.grant(t, clerkID, amount, "seed-"+clerkID)
+}
+
+// grant grants the user amount credits under key, through the ledger (which keeps the balance row and the
+// buckets in step: a row inserted by hand would be invisible to both).
+func (e *apiEnv) grant(t *testing.T, clerkID string, amount int, key string) {
+	t.Helper()
+	var id uuid.UUID
+	require.NoError(t, e.db.Gorm.Raw(`SELECT id FROM users WHERE clerk_user_id = ?`, clerkID).Row().Scan(&id))
+	_, _, err := e.app.ledger.Grant(t.Context(), credits.GrantSpec{UserID: id, Amount: amount, Key: key, Reason: "seed"})
+	require.NoError(t, err)
 }
 
 // ledgerInt runs a query returning one integer.

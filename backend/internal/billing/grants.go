@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 )
 
 // The grant calendar. Credits are a monthly allowance on every billing interval: month k of a billing
@@ -87,7 +89,8 @@ func (s *Service) grantMonth(ctx context.Context, tx *gorm.DB, userID uuid.UUID,
 		amount, key = want-have, topUpJobID(subID, month, tier.Name, quantity)
 		reason = "monthly credits top-up: " + tier.Name + " x" + strconv.Itoa(quantity)
 	}
-	_, created, err := ledger.Grant(ctx, userID, amount, key, reason)
+	_, created, err := ledger.Grant(ctx, credits.GrantSpec{UserID: userID, Amount: amount, Key: key, Reason: reason,
+		Category: credits.CategoryAllowance, Source: subID})
 	if err != nil || !created {
 		return 0, err
 	}

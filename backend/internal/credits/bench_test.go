@@ -2,6 +2,7 @@ package credits_test
 
 import (
 	"context"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"strconv"
 	"testing"
 )
@@ -13,7 +14,7 @@ func BenchmarkGrant(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, _, err := svc.Grant(ctx, user, 1, "bench-"+strconv.Itoa(i), ""); err != nil {
+		if _, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1, Key: "bench-" + strconv.Itoa(i)}); err != nil {
 			b.Fatal(err)
 		}
 	}

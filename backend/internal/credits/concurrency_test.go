@@ -99,7 +99,7 @@ func TestConcurrentGrantSameJob(t *testing.T) {
 	created := make([]bool, 20)
 	errs := race(t, d, 20, func(i int, tx *gorm.DB) (err error) {
 		var m credits.Movement
-		m, created[i], err = svc.WithTx(tx).Grant(context.Background(), user, 100, "grant:sub_1:2026-05", "")
+		m, created[i], err = svc.WithTx(tx).Grant(context.Background(), credits.GrantSpec{UserID: user, Amount: 100, Key: "grant:sub_1:2026-05"})
 		ids[i] = m.ID
 		return err
 	})

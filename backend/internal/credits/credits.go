@@ -1,7 +1,10 @@
-// Package credits is the append-only credit ledger: every grant, deduct and refund is one row in
-// credit_transactions, and a user's balance is always SUM(delta). There is no balance column to drift.
-// UNIQUE(user_id, job_id, kind) makes every operation idempotent (a job id names one of its user's jobs,
-// never another user's), and a lock on the user row makes deducts atomic.
+// Package credits is the credit ledger. Every movement (grant, deduct, charge, refund, expiry, ...) is one
+// append-only row in credit_transactions with an idempotency key: UNIQUE(user_id, job_id, kind) makes each
+// operation happen once (a job id names one of its user's jobs, never another user's). Derived state is
+// maintained in the same transaction as each movement and checked by Verify: the user's balance row
+// (credit_balances, which is also the per-user lock), the buckets grants create (credit_buckets: amount,
+// remaining, expiry, priority, category) and which buckets each movement took from or gave to
+// (credit_allocations). docs/credits.md has the model, the burn order and the statements.
 package credits
 
 import (
@@ -20,7 +23,8 @@ import (
 )
 
 // Movement kinds stored in credit_transactions.kind. A CHECK constraint ties each kind to the sign of
-// its delta: grants and refunds are positive, deducts negative, task markers zero.
+// its delta: grants, refunds and rollovers are positive; deducts, charges, recharges, corrections and
+// expiries negative; task markers and debt settlements zero.
 const (
 	KindGrant            = "grant"
 	KindDeduct           = "deduct"
@@ -29,8 +33,38 @@ const (
 	KindTaskFailed       = "task_failed"
 	KindReconcilerRefund = "reconciler_refund"
 	// KindRecharge charges a job again when it is reported completed after the reconciler refunded it as
-	// orphaned: the work was delivered. It may take the balance below zero.
+	// orphaned: the work was delivered. It may take the balance below zero (the uncovered part is debt).
 	KindRecharge = "recharge"
+	// KindCharge is a final charge (Charge): no orphan deadline, never refunded.
+	KindCharge = "charge"
+	// KindCorrection is an operator's negative adjustment; it never takes the balance below zero.
+	KindCorrection = "correction"
+	// KindExpire writes off a bucket's unspent remainder, exactly once per bucket (the breakage).
+	KindExpire = "expire"
+	// KindRollover carries unspent allowance into the next month's bucket (at most the tier's cap).
+	KindRollover = "rollover"
+	// KindSettle moves credits from the user's buckets into their debt; its delta is zero.
+	KindSettle = "settle"
+)
+
+// Bucket categories. A spend burns promotional before allowance before purchased at equal priority and
+// expiry (docs/credits.md, burn order).
+const (
+	// CategoryAllowance is a subscription's monthly credits; it follows the tier's rollover rule.
+	CategoryAllowance = "allowance"
+	// CategoryPurchased is a credit pack bought with a one-time payment.
+	CategoryPurchased = "purchased"
+	// CategoryPromotional is given: the sign-up grant, an operator's grant.
+	CategoryPromotional = "promotional"
+	// categoryDebt holds what a recharge could not cover (remaining <= 0); one per user.
+	categoryDebt = "debt"
+)
+
+// Priorities of buckets: lower burns first.
+const (
+	MinPriority     = 1
+	MaxPriority     = 100
+	DefaultPriority = 50
 )
 
 // Sentinels returned (wrapped) by Service methods; test them with errors.Is.
@@ -53,6 +87,8 @@ var (
 	ErrInvalidText = errors.New("invalid text")
 	// ErrInvalidExpiry means a spend's expires_in was outside MinExpiresIn..MaxExpiresIn.
 	ErrInvalidExpiry = errors.New("expires_in must be between 1 second and 24 hours")
+	// ErrInvalidGrant means a grant's category, priority or expiry is not one the ledger accepts.
+	ErrInvalidGrant = errors.New("invalid grant")
 )
 
 // The orphan window of a deduct: the reconciler refunds it once expires_in has passed without an outcome.
@@ -104,6 +140,8 @@ type Config struct {
 	// DefaultExpiresIn is the orphan window of a spend that names none (CREDITS_ORPHAN_AFTER);
 	// 0 means DefaultExpiresIn.
 	DefaultExpiresIn time.Duration
+	// Now is the clock every movement is stamped with and every expiry is decided by (nil: time.Now).
+	Now func() time.Time
 }
 
 // Service reads and appends ledger rows.
@@ -119,19 +157,30 @@ func New(db *gorm.DB, cfg Config) *Service {
 	if cfg.DefaultExpiresIn == 0 {
 		cfg.DefaultExpiresIn = DefaultExpiresIn
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	return &Service{db: db, cfg: cfg}
 }
 
 // WithTx returns a Service bound to the caller's transaction, so one transaction can span a webhook's
 // claim, billing rows and the ledger. A bound Service never begins, commits or rolls back; it also never
 // issues a statement that fails on purpose, so the caller's transaction stays usable after any sentinel.
+// Every movement takes the user's balance row lock, held until the caller's transaction ends: keep such
+// transactions short.
 func (s *Service) WithTx(tx *gorm.DB) *Service {
 	return &Service{db: tx, cfg: s.cfg, bound: true}
 }
 
-// Balance returns SUM(delta) over the user's movements; an unknown user has a balance of 0.
+// now is the ledger's clock, in UTC and at the database's microsecond precision, so a time the ledger
+// stores compares equal to the one it computed.
+func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// Balance returns what the user can spend: the sum of their movements, less what has expired and not yet
+// been written off. An unknown user has a balance of 0. It reads one row (and, while an expiry is due,
+// the user's buckets), whatever the history.
 func (s *Service) Balance(ctx context.Context, userID uuid.UUID) (int, error) {
-	n, err := balance(s.db.WithContext(ctx), userID)
+	n, err := available(s.db.WithContext(ctx), userID, s.now())
 	if err != nil {
 		return 0, wrap("credit balance", err)
 	}

@@ -29,7 +29,7 @@ func newUser(t testing.TB, svc *credits.Service, d *pgtest.DB, balance int) uuid
 		"user_"+uuid.NewString(), "u@example.com").Row().Scan(&id)
 	require.NoError(t, err)
 	if balance > 0 {
-		_, created, err := svc.Grant(context.Background(), id, balance, "seed-"+id.String(), "seed")
+		_, created, err := svc.Grant(context.Background(), credits.GrantSpec{UserID: id, Amount: balance, Key: "seed-" + id.String(), Reason: "seed"})
 		require.NoError(t, err)
 		require.True(t, created)
 	}
@@ -58,7 +58,7 @@ func TestGrantDeductRefundBalance(t *testing.T) {
 	user := newUser(t, svc, d, 0)
 	require.Equal(t, 0, balance(t, svc, user))
 
-	g, created, err := svc.Grant(ctx, user, 10, "grant-1", "signup bonus")
+	g, created, err := svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 10, Key: "grant-1", Reason: "signup bonus"})
 	require.NoError(t, err)
 	require.True(t, created)
 	require.Equal(t, credits.Movement{ID: g.ID, UserID: user, Delta: 10, Kind: credits.KindGrant,
@@ -93,12 +93,12 @@ func TestGrantRepeatedIsIdempotent(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)
 	user := newUser(t, svc, d, 0)
-	first, created, err := svc.Grant(context.Background(), user, 25, "grant:sub_1:2026-05", "monthly")
+	first, created, err := svc.Grant(context.Background(), credits.GrantSpec{UserID: user, Amount: 25, Key: "grant:sub_1:2026-05", Reason: "monthly"})
 	require.NoError(t, err)
 	require.True(t, created)
 	for range 9 {
 		// A retry with another amount or reason still returns the original: the job id is the identity.
-		again, created, err := svc.Grant(context.Background(), user, 30, "grant:sub_1:2026-05", "retry")
+		again, created, err := svc.Grant(context.Background(), credits.GrantSpec{UserID: user, Amount: 30, Key: "grant:sub_1:2026-05", Reason: "retry"})
 		require.NoError(t, err)
 		require.False(t, created)
 		require.Equal(t, first.ID, again.ID)
@@ -127,7 +127,7 @@ func TestGrantedSumsAKeyFamily(t *testing.T) {
 		{user, 9, "grant:subX1:2026-05-01T00:00:00Z"},
 		{other, 50, "grant:sub_1:2026-05-01T00:00:00Z:other"},
 	} {
-		_, _, err := svc.Grant(ctx, g.user, g.amount, g.job, "test")
+		_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: g.user, Amount: g.amount, Key: g.job, Reason: "test"})
 		require.NoError(t, err)
 	}
 	_, _, err := svc.Deduct(ctx, user, 3, "grant:sub_1:2026-05-01T00:00:00Z:spent", "spent")

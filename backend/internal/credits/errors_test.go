@@ -23,11 +23,20 @@ func TestInvalidInput(t *testing.T) {
 		call func() error
 		want error
 	}{
-		{"grant zero", func() error { _, _, err := svc.Grant(ctx, user, 0, "j", ""); return err }, credits.ErrInvalidAmount},
-		{"grant negative", func() error { _, _, err := svc.Grant(ctx, user, -5, "j", ""); return err }, credits.ErrInvalidAmount},
+		{"grant zero", func() error {
+			_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 0, Key: "j"})
+			return err
+		}, credits.ErrInvalidAmount},
+		{"grant negative", func() error {
+			_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: -5, Key: "j"})
+			return err
+		}, credits.ErrInvalidAmount},
 		{"deduct zero", func() error { _, _, err := svc.Deduct(ctx, user, 0, "j", ""); return err }, credits.ErrInvalidAmount},
 		{"deduct negative", func() error { _, _, err := svc.Deduct(ctx, user, -3, "j", ""); return err }, credits.ErrInvalidAmount},
-		{"grant empty job", func() error { _, _, err := svc.Grant(ctx, user, 1, "", ""); return err }, credits.ErrInvalidJobID},
+		{"grant empty job", func() error {
+			_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1, Key: ""})
+			return err
+		}, credits.ErrInvalidJobID},
 		{"deduct empty job", func() error { _, _, err := svc.Deduct(ctx, user, 1, "", ""); return err }, credits.ErrInvalidJobID},
 		{"refund empty job", func() error { _, _, err := svc.Refund(ctx, user, "", ""); return err }, credits.ErrInvalidJobID},
 		{"completed empty job", func() error { _, _, err := svc.MarkCompleted(ctx, user, ""); return err }, credits.ErrInvalidJobID},
@@ -48,7 +57,7 @@ func TestItem4JobIDsAreScopedPerUser(t *testing.T) {
 	svc, d := setup(t)
 	ctx := context.Background()
 	alice, bob := newUser(t, svc, d, 10), newUser(t, svc, d, 10)
-	aliceGrant, _, err := svc.Grant(ctx, alice, 5, "grant-1", "")
+	aliceGrant, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: alice, Amount: 5, Key: "grant-1"})
 	require.NoError(t, err)
 	aliceDeduct, _, err := svc.Deduct(ctx, alice, 3, "job-1", "")
 	require.NoError(t, err)
@@ -62,7 +71,9 @@ func TestItem4JobIDsAreScopedPerUser(t *testing.T) {
 	require.ErrorIs(t, err, credits.ErrNoDeduct)
 
 	for name, call := range map[string]func() (credits.Movement, bool, error){
-		"grant":     func() (credits.Movement, bool, error) { return svc.Grant(ctx, bob, 5, "grant-1", "") },
+		"grant": func() (credits.Movement, bool, error) {
+			return svc.Grant(ctx, credits.GrantSpec{UserID: bob, Amount: 5, Key: "grant-1"})
+		},
 		"deduct":    func() (credits.Movement, bool, error) { return svc.Deduct(ctx, bob, 2, "job-1", "") },
 		"completed": func() (credits.Movement, bool, error) { return svc.MarkCompleted(ctx, bob, "job-2") },
 	} {
@@ -95,7 +106,7 @@ func TestUnknownUser(t *testing.T) {
 	svc, _ := setup(t)
 	ctx := context.Background()
 	nobody := uuid.New()
-	_, _, err := svc.Grant(ctx, nobody, 1, "g", "")
+	_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: nobody, Amount: 1, Key: "g"})
 	require.ErrorIs(t, err, db.ErrNotFound)
 	_, _, err = svc.Deduct(ctx, nobody, 1, "d", "")
 	require.ErrorIs(t, err, db.ErrNotFound)
@@ -120,9 +131,18 @@ func TestTextThatCannotBeStoredIsRefusedEverywhere(t *testing.T) {
 	err := d.Gorm.Transaction(func(tx *gorm.DB) error {
 		bound := svc.WithTx(tx)
 		for name, call := range map[string]func() error{
-			"grant long job":   func() error { _, _, err := bound.Grant(ctx, user, 1, long, ""); return err },
-			"grant NUL job":    func() error { _, _, err := bound.Grant(ctx, user, 1, "a\x00b", ""); return err },
-			"grant long why":   func() error { _, _, err := bound.Grant(ctx, user, 1, "g", longReason); return err },
+			"grant long job": func() error {
+				_, _, err := bound.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1, Key: long})
+				return err
+			},
+			"grant NUL job": func() error {
+				_, _, err := bound.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1, Key: "a\x00b"})
+				return err
+			},
+			"grant long why": func() error {
+				_, _, err := bound.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1, Key: "g", Reason: longReason})
+				return err
+			},
 			"deduct bad UTF-8": func() error { _, _, err := bound.Deduct(ctx, user, 1, "\xff", ""); return err },
 			"refund long why":  func() error { _, _, err := bound.Refund(ctx, user, "g", longReason); return err },
 		} {
@@ -130,7 +150,7 @@ func TestTextThatCannotBeStoredIsRefusedEverywhere(t *testing.T) {
 			require.ErrorIs(t, call(), credits.ErrInvalidText, name)
 			require.ErrorAs(t, call(), &te, name)
 		}
-		_, created, err := bound.Grant(ctx, user, 1, "g-ok", "fine")
+		_, created, err := bound.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1, Key: "g-ok", Reason: "fine"})
 		require.True(t, created)
 		return err
 	})

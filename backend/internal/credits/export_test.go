@@ -2,12 +2,13 @@ package credits
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 )
 
-// The ledger's primitives as single calls, for tests only. The service's callers use Grant and the
+// The ledger's primitives as single calls, for tests only. The service's callers use Grant, Charge and the
 // metered-job API (Spend, CompleteJob, FailJob, the reconciler), which compose the same statements with
 // their audit rows; these let the tests pin each statement's semantics on its own.
 
@@ -21,7 +22,9 @@ func (s *Service) Deduct(ctx context.Context, userID uuid.UUID, amount int, jobI
 	var m Movement
 	var created bool
 	err := s.inTx(ctx, func(tx *gorm.DB) (err error) {
-		m, created, err = deductTx(tx, userID, amount, jobID, reason, s.cfg.DefaultExpiresIn)
+		now := s.now()
+		deadline := now.Add(s.cfg.DefaultExpiresIn)
+		m, _, created, err = s.take(tx, draft{userID: userID, amount: amount, kind: KindDeduct, jobID: jobID, reason: reason}, &deadline, now)
 		return err
 	})
 	if err != nil {
@@ -36,7 +39,7 @@ func (s *Service) Refund(ctx context.Context, userID uuid.UUID, jobID, reason st
 	var m Movement
 	var created bool
 	err := s.inTx(ctx, func(tx *gorm.DB) (err error) {
-		m, created, err = refundTx(tx, userID, jobID, reason)
+		m, created, err = s.refundTx(tx, userID, jobID, reason)
 		return err
 	})
 	if err != nil {
@@ -45,38 +48,19 @@ func (s *Service) Refund(ctx context.Context, userID uuid.UUID, jobID, reason st
 	return m, created, nil
 }
 
-func refundTx(tx *gorm.DB, userID uuid.UUID, jobID, reason string) (Movement, bool, error) {
-	if err := validJobID(jobID); err != nil {
-		return Movement{}, false, err
-	}
+func (s *Service) refundTx(tx *gorm.DB, userID uuid.UUID, jobID, reason string) (Movement, bool, error) {
 	if err := validText("reason", reason, MaxReasonLen); err != nil {
 		return Movement{}, false, err
 	}
-	// The lock serialises this with Deduct, so a refund never races the deduct it copies.
-	if err := lockUser(tx, userID); err != nil {
+	j, err := lockJob(tx, userID, jobID)
+	if err != nil {
 		return Movement{}, false, err
 	}
-	m, ok, err := scanOne(tx, refundSQL, reason, jobID, userID)
-	if err != nil || ok {
-		return m, ok, err
+	if j.refunded {
+		return j.refund, false, nil
 	}
-	return whyNoRefund(tx, userID, jobID)
-}
-
-// whyNoRefund explains an insert that wrote nothing, in one query over the user's rows of the job: an
-// earlier refund of either kind (returned, created=false), or no deduct at all (ErrNoDeduct). Another
-// user's job of the same id is a different job and is never read.
-func whyNoRefund(tx *gorm.DB, userID uuid.UUID, jobID string) (Movement, bool, error) {
-	var rows []Movement
-	err := tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE user_id = ? AND job_id = ? AND kind IN (?, ?)`,
-		userID, jobID, KindRefund, KindReconcilerRefund).Scan(&rows).Error
-	if err != nil {
-		return Movement{}, false, translate(tx, err)
-	}
-	if len(rows) == 0 {
-		return Movement{}, false, ErrNoDeduct
-	}
-	return rows[0], false, nil
+	m, err := s.refund(tx, j.deduct, KindRefund, reason, s.now())
+	return m, err == nil, err
 }
 
 // MarkCompleted records that jobID's task finished (a zero-delta marker the reconciler looks for).
@@ -84,7 +68,10 @@ func (s *Service) MarkCompleted(ctx context.Context, userID uuid.UUID, jobID str
 	if err := validJobID(jobID); err != nil {
 		return Movement{}, false, wrap("mark task completed", err)
 	}
-	m, created, err := insertOnce(s.db.WithContext(ctx), userID, 0, KindTaskCompleted, jobID, "")
+	m, created, err := scanOne(s.db.WithContext(ctx), markerSQL, userID, KindTaskCompleted, jobID, "", s.now())
+	if err == nil && !created {
+		m, err = mustFind(s.db.WithContext(ctx), userID, jobID, KindTaskCompleted)
+	}
 	if err != nil {
 		return Movement{}, false, wrap("mark task completed", err)
 	}
@@ -95,16 +82,21 @@ func (s *Service) MarkCompleted(ctx context.Context, userID uuid.UUID, jobID str
 // created is false when the job was already refunded.
 func (s *Service) MarkFailed(ctx context.Context, userID uuid.UUID, jobID, reason string) (refund Movement, created bool, err error) {
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
-		// Refund first: it takes the user lock and fails with ErrNoDeduct before anything is written, so
-		// even a bound call leaves no orphan marker behind.
-		if refund, created, err = refundTx(tx, userID, jobID, reason); err != nil {
+		if refund, created, err = s.refundTx(tx, userID, jobID, reason); err != nil {
 			return err
 		}
-		_, _, err := insertOnce(tx, userID, 0, KindTaskFailed, jobID, reason)
+		_, err := insertMarker(tx, userID, KindTaskFailed, jobID, reason, s.now())
 		return err
 	})
 	if err != nil {
 		return Movement{}, false, wrap("mark task failed", err)
 	}
 	return refund, created, nil
+}
+
+// At is the service with its clock stopped at t: a movement written "then".
+func (s *Service) At(t time.Time) *Service {
+	c := *s
+	c.cfg.Now = func() time.Time { return t }
+	return &c
 }

@@ -89,7 +89,7 @@ func TestItem4SpendSetsTheOrphanWindow(t *testing.T) {
 	require.Equal(t, credits.DefaultExpiresIn, window(m), "the zero Config uses the 15-minute default")
 	require.Equal(t, 15*time.Minute, credits.DefaultExpiresIn)
 
-	g, _, err := svc.Grant(ctx, a.UserID, 1, "grant-1", "")
+	g, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: a.UserID, Amount: 1, Key: "grant-1"})
 	require.NoError(t, err)
 	require.Nil(t, g.ExpiresAt, "only deducts expire")
 }

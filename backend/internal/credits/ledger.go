@@ -2,6 +2,8 @@ package credits
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -10,110 +12,199 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
-// deductSQL inserts the deduct only if the balance covers it, in one round trip. It must run after
-// lockUser, as its own statement: its snapshot is then taken after every earlier holder of the lock has
-// committed, so the SUM includes their deducts. (A SUM inside the locking statement would use the
-// snapshot from before the lock wait and miss them.) expires_at is stamped from the database clock, like
-// created_at, so the window is exact whatever the application servers' clocks say.
-const deductSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason, expires_at)
-SELECT $1::uuid, $2::integer, 'deduct', $3, $4::text, now() + make_interval(secs => $5::float8)
- WHERE (SELECT COALESCE(SUM(delta), 0) FROM credit_transactions WHERE user_id = $1) >= $6` + onConflict
-
-// refundSQL copies the user's deduct for a job as a positive refund. A reconciler refund for the user's
-// job already returned the credits, so it blocks a second refund.
-const refundSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-SELECT d.user_id, -d.delta, 'refund', d.job_id, $1::text
-  FROM credit_transactions d
- WHERE d.job_id = $2 AND d.kind = 'deduct' AND d.user_id = $3
-   AND NOT EXISTS (SELECT 1 FROM credit_transactions r
-                    WHERE r.user_id = d.user_id AND r.job_id = d.job_id AND r.kind = 'reconciler_refund')` + onConflict
-
-// Grant adds amount credits for jobID. A repeated jobID returns the original grant with created=false.
-func (s *Service) Grant(ctx context.Context, userID uuid.UUID, amount int, jobID, reason string) (Movement, bool, error) {
-	if err := validate(amount, jobID, reason); err != nil {
+// Grant adds g.Amount credits to a new bucket for g.Key. A repeated key returns the original grant with
+// created=false and changes nothing.
+func (s *Service) Grant(ctx context.Context, g GrantSpec) (Movement, bool, error) {
+	if err := s.validGrant(&g); err != nil {
 		return Movement{}, false, wrap("grant credits", err)
 	}
-	// No user lock: a grant cannot overdraw, and the unique constraint alone makes it idempotent.
-	m, created, err := insertOnce(s.db.WithContext(ctx), userID, amount, KindGrant, jobID, reason)
+	var m Movement
+	var created bool
+	err := s.inTx(ctx, func(tx *gorm.DB) error {
+		var err error
+		m, created, err = s.grantTx(tx, g, KindGrant)
+		return err
+	})
 	if err != nil {
 		return Movement{}, false, wrap("grant credits", err)
 	}
 	return m, created, nil
 }
 
-// GrantLater is Grant for a caller that needs no result: the grant is written, or it is a no-op if jobID
-// was granted before. In a db.Pipelined transaction it rides with the next statement or the COMMIT
-// (db.ExecLater), so a failure (the user is gone) fails the transaction there.
-func (s *Service) GrantLater(ctx context.Context, userID uuid.UUID, amount int, jobID, reason string) error {
-	if err := validate(amount, jobID, reason); err != nil {
+// grantTx writes a positive movement with its bucket under the user's lock, or returns the existing one.
+func (s *Service) grantTx(tx *gorm.DB, g GrantSpec, kind string) (Movement, bool, error) {
+	now := s.now()
+	if _, err := credit(tx, g.UserID, g.Amount, g.ExpiresAt, now); err != nil {
+		return Movement{}, false, err
+	}
+	m, ok, err := grantBucket(tx, g, kind, now)
+	if err != nil || ok {
+		return m, ok, err
+	}
+	existing, err := mustFind(tx, g.UserID, g.Key, kind)
+	return existing, false, err
+}
+
+// GrantLater is Grant for a caller that needs no result: the grant is written, or it is a no-op if the
+// key was granted before. In a db.Pipelined transaction both of its statements ride with the next
+// statement or the COMMIT (db.ExecLater), so a failure (the user is gone) fails the transaction there.
+// Pipelining keeps their order and their snapshots: the second still runs after the first holds the lock.
+func (s *Service) GrantLater(ctx context.Context, g GrantSpec) error {
+	if err := s.validGrant(&g); err != nil {
 		return wrap("grant credits", err)
 	}
-	if err := db.ExecLater(ctx, s.db, `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-		VALUES ($1, $2, 'grant', $3, $4) ON CONFLICT ON CONSTRAINT uq_credit_transactions_user_job_kind DO NOTHING`,
-		userID, amount, jobID, reason); err != nil {
+	now := s.now()
+	if err := db.ExecLater(ctx, s.db, creditSQL, g.UserID, g.Amount, g.ExpiresAt, now); err != nil {
+		return wrap("grant credits", translate(s.db, err))
+	}
+	if err := db.ExecLater(ctx, s.db, grantSQL,
+		g.UserID, g.Amount, KindGrant, g.Key, g.Reason, now, g.Category, g.Priority, g.ExpiresAt, g.Source); err != nil {
 		return wrap("grant credits", translate(s.db, err))
 	}
 	return nil
 }
 
-// Granted sums the user's grants whose job id starts with jobIDPrefix (a caller's family of keys, such as
+// Granted sums the user's grants whose key starts with keyPrefix (a caller's family of keys, such as
 // every grant of one subscription month). Bound to a caller's transaction (WithTx) it reads that
 // transaction's view; the caller serialises the read with its following Grant (billing holds the
 // subscription row's lock).
-func (s *Service) Granted(ctx context.Context, userID uuid.UUID, jobIDPrefix string) (int, error) {
-	if err := validJobID(jobIDPrefix); err != nil {
+func (s *Service) Granted(ctx context.Context, userID uuid.UUID, keyPrefix string) (int, error) {
+	if err := validJobID(keyPrefix); err != nil {
 		return 0, wrap("granted credits", err)
 	}
 	var n int
-	// starts_with, not LIKE: job ids carry "_" (Paddle's sub_...), a LIKE wildcard.
+	// starts_with, not LIKE: keys carry "_" (Paddle's sub_...), a LIKE wildcard. The partial index on the
+	// user's grants keeps the read to those, however many deducts the user has.
 	err := s.db.WithContext(ctx).Raw(`SELECT COALESCE(SUM(delta), 0) FROM credit_transactions
-		WHERE user_id = ? AND kind = 'grant' AND starts_with(job_id, ?)`, userID, jobIDPrefix).Scan(&n).Error
+		WHERE user_id = ? AND kind = 'grant' AND starts_with(job_id, ?)`, userID, keyPrefix).Scan(&n).Error
 	if err != nil {
 		return 0, wrap("granted credits", translate(s.db, err))
 	}
 	return n, nil
 }
 
-// deductTx inserts a deduct for jobID under the user lock, orphaned after expiresIn, or fails with
-// ErrInsufficient and writes nothing. A repeated jobID returns the user's original deduct (with its
-// original deadline) and created=false, even if the balance is now too low; with a different amount it is
-// ErrJobConflict.
-func deductTx(tx *gorm.DB, userID uuid.UUID, amount int, jobID, reason string, expiresIn time.Duration) (Movement, bool, error) {
-	if err := lockUser(tx, userID); err != nil {
-		return Movement{}, false, err
+// Charge takes amount credits for key, for good: no orphan deadline, nothing refunds it later. It is the
+// call for work that runs inside the caller's own transaction (WithTx), where the charge and the app's
+// own rows commit or roll back together. ErrInsufficient when the balance does not cover it (nothing is
+// written); a repeated key returns the original charge with created=false, or ErrJobConflict when it
+// named another amount. It returns the balance after the charge.
+func (s *Service) Charge(ctx context.Context, userID uuid.UUID, amount int, key, reason string) (m Movement, bal int, created bool, err error) {
+	if err := validate(amount, key, reason); err != nil {
+		return Movement{}, 0, false, wrap("charge credits", err)
 	}
-	m, ok, err := scanOne(tx, deductSQL, userID, -amount, jobID, reason, expiresIn.Seconds(), amount)
-	if err != nil || ok {
-		return m, ok, err
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
+		m, bal, created, err = s.take(tx, draft{userID: userID, amount: amount, kind: KindCharge, jobID: key, reason: reason}, nil, s.now())
+		return err
+	})
+	if err != nil {
+		return Movement{}, 0, false, wrap("charge credits", err)
 	}
-	// Nothing inserted: either the job already has a deduct (a retry) or the balance is short.
-	existing, found, err := find(tx, userID, jobID, KindDeduct)
-	switch {
-	case err != nil:
-		return Movement{}, false, err
-	case !found:
-		return Movement{}, false, ErrInsufficient
-	case existing.Delta != -amount:
-		return Movement{}, false, ErrJobConflict
-	}
-	// A retry of a job whose credits came back (a failure, or the reconciler at its deadline) must not
-	// answer "already paid": the job is over, and a client that runs it again would run it for free.
-	if refunded, err := hasRefund(tx, userID, jobID); err != nil || refunded {
-		if err == nil {
-			err = ErrJobFinished
-		}
-		return Movement{}, false, err
-	}
-	return existing, false, nil
+	return m, bal, created, nil
 }
 
-// hasRefund reports whether the user's job has had its credits returned, by a failure or the reconciler.
-func hasRefund(tx *gorm.DB, userID uuid.UUID, jobID string) (bool, error) {
-	var n int64
-	err := db.QueryRow(tx.Statement.Context, tx, `SELECT count(*) FROM credit_transactions
-		WHERE user_id = $1 AND job_id = $2 AND kind IN ('refund', 'reconciler_refund')`, []any{userID, jobID}, &n)
+// take records a negative movement the balance must cover: the balance row's conditional update (the
+// lock and the check in one statement), then the movement and its burn. A repeated key returns the
+// existing movement with created=false (the caller compares it), even if the balance is now too low. An
+// expiry that is due is written off first, so expired credits are never spent. bal is the balance after.
+func (s *Service) take(tx *gorm.DB, d draft, deadline *time.Time, now time.Time) (m Movement, bal int, created bool, err error) {
+	bal, ok, err := debit(tx, d.userID, d.amount, now)
 	if err != nil {
-		return false, translate(tx, err)
+		return Movement{}, 0, false, err
 	}
-	return n > 0, nil
+	if !ok {
+		if existing, found, err := find(tx, d.userID, d.jobID, d.kind); err != nil || found {
+			if err == nil {
+				err = sameAmount(existing, d)
+			}
+			return existing, 0, false, err
+		}
+		if bal, ok, err = s.retryAfterExpiry(tx, d, now); err != nil || !ok {
+			if err == nil {
+				err = unlessNoUser(tx, d.userID, ErrInsufficient)
+			}
+			return Movement{}, 0, false, err
+		}
+	}
+	if m, ok, err = burn(tx, d, deadline, false, now); err != nil || ok {
+		return m, bal, ok, err
+	}
+	existing, err := mustFind(tx, d.userID, d.jobID, d.kind)
+	if err == nil {
+		err = sameAmount(existing, d)
+	}
+	return existing, 0, false, err
 }
+
+// sameAmount is ErrJobConflict when a repeated key named another amount than its movement.
+func sameAmount(existing Movement, d draft) error {
+	if existing.Delta != -d.amount {
+		return ErrJobConflict
+	}
+	return nil
+}
+
+// unlessNoUser is err, or db.ErrNotFound for a user that does not exist (who has no balance row either,
+// so the ledger cannot tell without asking): only refusals pay for the extra read.
+func unlessNoUser(tx *gorm.DB, userID uuid.UUID, err error) error {
+	var exists bool
+	if qerr := db.QueryRow(tx.Statement.Context, tx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)`, []any{userID}, &exists); qerr != nil {
+		return translate(tx, qerr)
+	}
+	if !exists {
+		return fmt.Errorf("user %s: %w", userID, db.ErrNotFound)
+	}
+	return err
+}
+
+// retryAfterExpiry is the slow path of a refused debit: if an expiry is due, it writes off what is due
+// (under the lock) and tries the debit again.
+func (s *Service) retryAfterExpiry(tx *gorm.DB, d draft, now time.Time) (int, bool, error) {
+	st, err := lockBalance(tx, d.userID)
+	if err != nil || !st.exists || !st.due(now) {
+		return 0, false, err
+	}
+	if err := expireDueOf(tx, d.userID, now); err != nil {
+		return 0, false, err
+	}
+	return debit(tx, d.userID, d.amount, now)
+}
+
+// validGrant checks g and fills its defaults.
+func (s *Service) validGrant(g *GrantSpec) error {
+	if err := validate(g.Amount, g.Key, g.Reason); err != nil {
+		return err
+	}
+	if g.Category == "" {
+		g.Category = CategoryPromotional
+	}
+	if g.Priority == 0 {
+		g.Priority = DefaultPriority
+	}
+	switch {
+	case !slices.Contains(Categories, g.Category):
+		return grantError("category must be one of allowance, purchased, promotional")
+	case g.Priority < MinPriority || g.Priority > MaxPriority:
+		return grantError("priority must be 1-100")
+	case len(g.Source) > MaxJobIDLen:
+		return grantError("source is longer than 128 characters")
+	}
+	if g.ExpiresAt != nil {
+		t := g.ExpiresAt.UTC().Truncate(time.Microsecond)
+		g.ExpiresAt = &t
+	}
+	return nil
+}
+
+// Categories are the bucket categories a grant may name.
+var Categories = []string{CategoryAllowance, CategoryPurchased, CategoryPromotional}
+
+// GrantError says what is wrong with a grant; errors.Is(err, ErrInvalidGrant) holds.
+type GrantError struct{ Reason string }
+
+func grantError(reason string) error { return &GrantError{Reason: reason} }
+
+// Error is the reason.
+func (e *GrantError) Error() string { return "invalid grant: " + e.Reason }
+
+// Unwrap makes errors.Is see ErrInvalidGrant.
+func (e *GrantError) Unwrap() error { return ErrInvalidGrant }

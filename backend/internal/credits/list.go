@@ -51,13 +51,14 @@ func (s *Service) Recent(ctx context.Context, window time.Duration) ([]KindTotal
 	return out, nil
 }
 
-// Day is one UTC day of the ledger: credits granted, spent (deducted) and given back (refunds, the
-// reconciler's included), all as positive numbers.
+// Day is one UTC day of the ledger: credits granted, spent (deducted, charged, charged again), given
+// back (refunds, the reconciler's included) and expired unspent (the breakage), all as positive numbers.
 type Day struct {
 	Day      time.Time
 	Granted  int64
 	Spent    int64
 	Refunded int64
+	Expired  int64
 }
 
 // PerDay totals the ledger since since per UTC day (the admin overview), on (kind, created_at).
@@ -66,17 +67,54 @@ func (s *Service) PerDay(ctx context.Context, since time.Time) ([]Day, error) {
 	err := s.db.WithContext(ctx).Raw(`SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day,
 		coalesce(sum(delta) FILTER (WHERE kind = ?), 0) AS granted,
 		coalesce(-sum(delta) FILTER (WHERE kind IN ?), 0) AS spent,
-		coalesce(sum(delta) FILTER (WHERE kind IN ?), 0) AS refunded
+		coalesce(sum(delta) FILTER (WHERE kind IN ?), 0) AS refunded,
+		coalesce(-sum(delta) FILTER (WHERE kind = ?), 0) AS expired
 		FROM credit_transactions WHERE kind IN ? AND created_at >= ? GROUP BY 1 ORDER BY 1`,
-		KindGrant, spendKinds, refundKinds, append(append([]string{KindGrant}, spendKinds...), refundKinds...), since).Scan(&out).Error
+		KindGrant, spendKinds, refundKinds, KindExpire,
+		append(append([]string{KindGrant, KindExpire}, spendKinds...), refundKinds...), since).Scan(&out).Error
 	if err != nil {
 		return nil, wrap("ledger per day", err)
 	}
 	return out, nil
 }
 
-// spendKinds are the movements that charge for work: a deduct, and a recharge after an orphan refund.
-var spendKinds = []string{KindDeduct, KindRecharge}
+// spendKinds are the movements that charge for work: a deduct, a final charge, and a recharge after an
+// orphan refund.
+var spendKinds = []string{KindDeduct, KindCharge, KindRecharge}
 
 // refundKinds are the movements that give a deduct's credits back.
 var refundKinds = []string{KindRefund, KindReconcilerRefund}
+
+// Bucket is one bucket of a user's credits as callers see it.
+type Bucket struct {
+	ID        uuid.UUID
+	Category  string
+	Priority  int
+	Amount    int
+	Remaining int
+	ExpiresAt *time.Time
+	ExpiredAt *time.Time
+	Source    string
+	CreatedAt time.Time
+}
+
+// Expired reports whether the bucket's credits are gone for good (written off, or past their expiry).
+func (b Bucket) Expired(now time.Time) bool {
+	return b.ExpiredAt != nil || (b.ExpiresAt != nil && !b.ExpiresAt.After(now))
+}
+
+// Buckets returns the user's buckets in burn order (the first is spent first): those that still hold
+// credits or debt, or with all, every bucket the user ever had (the console's history).
+func (s *Service) Buckets(ctx context.Context, userID uuid.UUID, all bool) ([]Bucket, error) {
+	out := []Bucket{}
+	q := `SELECT b.id, b.category, b.priority, b.amount, b.remaining, b.expires_at, b.expired_at, b.source, b.created_at
+		FROM credit_buckets b WHERE b.user_id = ?`
+	if !all {
+		q += ` AND b.remaining <> 0`
+	}
+	err := s.db.WithContext(ctx).Raw(q+` ORDER BY `+burnOrder+` LIMIT 1000`, userID).Scan(&out).Error
+	if err != nil {
+		return nil, wrap("credit buckets", err)
+	}
+	return out, nil
+}

@@ -19,14 +19,14 @@ func TestListPagination(t *testing.T) {
 	user := newUser(t, svc, d, 0)
 	newUser(t, svc, d, 3) // another user's grant, which List must not return
 	for i := range 4 {
-		_, _, err := svc.Grant(ctx, user, 1, fmt.Sprintf("solo-%d", i), "")
+		_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1, Key: fmt.Sprintf("solo-%d", i)})
 		require.NoError(t, err)
 	}
 	// Rows of one transaction share created_at (NOW() is the transaction's start), so only the id
 	// orders them: the cursor must not skip or repeat any of them.
 	require.NoError(t, d.Gorm.Transaction(func(tx *gorm.DB) error {
 		for i := range 4 {
-			if _, _, err := svc.WithTx(tx).Grant(ctx, user, 1, fmt.Sprintf("batch-%d", i), ""); err != nil {
+			if _, _, err := svc.WithTx(tx).Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1, Key: fmt.Sprintf("batch-%d", i)}); err != nil {
 				return err
 			}
 		}
@@ -72,7 +72,7 @@ func TestListEmptyAndExactPage(t *testing.T) {
 	require.Empty(t, next)
 
 	for i := range 2 {
-		_, _, err := svc.Grant(ctx, user, 1, fmt.Sprintf("g-%d", i), "")
+		_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1, Key: fmt.Sprintf("g-%d", i)})
 		require.NoError(t, err)
 	}
 	// Exactly limit rows: a last page, so no cursor to a page that would be empty.

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
 // ErrJobFinished means the job already has its outcome: completing a job that failed, failing a job that
@@ -32,10 +33,12 @@ func auditJob(ctx context.Context, tx *gorm.DB, a audit.Actor, action, jobID str
 	return audit.Write(ctx, tx, a.Entry(action, auditResource, jobID, details))
 }
 
-// Spend is Deduct for one unit of work of a.UserID, with its audit row and the balance after it, all in
-// one transaction. The reconciler refunds the deduct once expiresIn (0: the configured default) has passed
-// with no outcome; ErrInvalidExpiry outside MinExpiresIn..MaxExpiresIn. A repeated jobID returns the
-// original deduct with created=false and writes nothing.
+// Spend reserves amount credits for one job of a.UserID that runs elsewhere: a deduct with an orphan
+// deadline, its audit row and the balance after it, all in one transaction. The worker that runs the job
+// reports it completed (the credits stay spent) or failed (they come back); one never reported is refunded
+// by the reconciler once expiresIn (0: the configured default) has passed (ErrInvalidExpiry outside
+// MinExpiresIn..MaxExpiresIn). A repeated jobID returns the original deduct with created=false and writes
+// nothing, unless its credits came back (ErrJobFinished); with another amount it is ErrJobConflict.
 func (s *Service) Spend(ctx context.Context, a audit.Actor, amount int, jobID, reason string, expiresIn time.Duration) (m Movement, bal int, created bool, err error) {
 	if err := validate(amount, jobID, reason); err != nil {
 		return Movement{}, 0, false, wrap("spend credits", err)
@@ -44,24 +47,43 @@ func (s *Service) Spend(ctx context.Context, a audit.Actor, amount int, jobID, r
 		return Movement{}, 0, false, wrap("spend credits", err)
 	}
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
+		now := s.now()
+		deadline := now.Add(expiresIn)
 		var err error
-		if m, created, err = deductTx(tx, a.UserID, amount, jobID, reason, expiresIn); err != nil {
+		m, bal, created, err = s.take(tx, draft{userID: a.UserID, amount: amount, kind: KindDeduct, jobID: jobID, reason: reason}, &deadline, now)
+		if err != nil {
+			return err
+		}
+		if !created {
+			// A retry of a job whose credits came back (a failure, or the reconciler at its deadline) must
+			// not answer "already paid": the job is over, and a client that ran it again would run it free.
+			if refunded, err := hasRefund(tx, a.UserID, jobID); err != nil || refunded {
+				if err == nil {
+					err = ErrJobFinished
+				}
+				return err
+			}
+			bal, err = available(tx, a.UserID, now)
 			return err
 		}
 		// The reason is the client's free text: it stays on the ledger row, out of the audit trail.
-		if created {
-			if err := auditJob(ctx, tx, a, ActionSpent, jobID, map[string]any{"movement_id": m.ID, "amount": amount}); err != nil {
-				return err
-			}
-		}
-		// Still under the user lock, so this is exactly the balance the deduct left.
-		bal, err = balance(tx, a.UserID)
-		return err
+		return auditJob(ctx, tx, a, ActionSpent, jobID, map[string]any{"movement_id": m.ID, "amount": amount})
 	})
 	if err != nil {
 		return Movement{}, 0, false, wrap("spend credits", err)
 	}
 	return m, bal, created, nil
+}
+
+// hasRefund reports whether the user's job has had its credits returned, by a failure or the reconciler.
+func hasRefund(tx *gorm.DB, userID uuid.UUID, jobID string) (bool, error) {
+	var n int64
+	err := db.QueryRow(tx.Statement.Context, tx, `SELECT count(*) FROM credit_transactions
+		WHERE user_id = $1 AND job_id = $2 AND kind IN ('refund', 'reconciler_refund')`, []any{userID, jobID}, &n)
+	if err != nil {
+		return false, translate(tx, err)
+	}
+	return n > 0, nil
 }
 
 // Completion is what CompleteJob did.
@@ -75,9 +97,10 @@ type Completion struct {
 
 // CompleteJob records that a.UserID's job finished, as reported by a (the API lets only a worker report).
 // A job the reconciler already refunded as orphaned is charged again (a recharge movement): the work was
-// delivered, so it is owed, and the recharge may take the balance below zero (spends are then refused
-// until it is covered). ErrNoDeduct when the user has no deduct for jobID (another user's job of that id
-// is a different job, so it looks the same); ErrJobFinished when the job failed.
+// delivered, so it is owed, and the recharge may take the balance below zero (what no bucket covers
+// becomes debt, and spends are refused until it is covered). ErrNoDeduct when the user has no deduct for
+// jobID (another user's job of that id is a different job, so it looks the same); ErrJobFinished when the
+// job failed.
 func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) (c Completion, err error) {
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		j, err := lockJob(tx, a.UserID, jobID)
@@ -89,17 +112,25 @@ func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) 
 		case j.failed || (j.refunded && j.refund.Kind != KindReconcilerRefund):
 			return ErrJobFinished
 		}
+		now := s.now()
 		details := map[string]any{"deduct_id": j.deduct.ID}
 		if j.refunded {
 			// The reconciler gave the credits back at the deadline; the worker says the work was done.
-			m, err := mustInsert(tx, a.UserID, j.deduct.Delta, KindRecharge, jobID, "completed after the orphan refund")
+			c.Recharged = -j.deduct.Delta
+			if _, err := debitAny(tx, a.UserID, c.Recharged, now); err != nil {
+				return err
+			}
+			d := draft{userID: a.UserID, amount: c.Recharged, kind: KindRecharge, jobID: jobID, reason: "completed after the orphan refund"}
+			m, ok, err := burn(tx, d, nil, true, now)
 			if err != nil {
 				return err
 			}
-			c.Recharged = -m.Delta
+			if !ok {
+				return fmt.Errorf("recharge of job %q conflicted though none was visible under the lock", jobID)
+			}
 			details["recharge_id"], details["recharged"] = m.ID, c.Recharged
 		}
-		if _, c.Created, err = insertOnce(tx, a.UserID, 0, KindTaskCompleted, jobID, ""); err != nil || !c.Created {
+		if c.Created, err = insertMarker(tx, a.UserID, KindTaskCompleted, jobID, "", now); err != nil || !c.Created {
 			return err
 		}
 		return auditJob(ctx, tx, a, ActionJobCompleted, jobID, details)
@@ -108,18 +139,6 @@ func (s *Service) CompleteJob(ctx context.Context, a audit.Actor, jobID string) 
 		return Completion{}, wrap("complete job", err)
 	}
 	return c, nil
-}
-
-// mustInsert appends a movement that the caller, holding the user lock, knows does not exist yet.
-func mustInsert(tx *gorm.DB, userID uuid.UUID, delta int, kind, jobID, reason string) (Movement, error) {
-	m, ok, err := scanOne(tx, insertSQL, userID, delta, kind, jobID, reason)
-	if err != nil {
-		return Movement{}, err
-	}
-	if !ok {
-		return Movement{}, fmt.Errorf("%s of job %q conflicted though none was visible under the user lock", kind, jobID)
-	}
-	return m, nil
 }
 
 // FailJob records that a.UserID's job failed and returns its credits, both once. It returns the refund
@@ -137,14 +156,15 @@ func (s *Service) FailJob(ctx context.Context, a audit.Actor, jobID, reason stri
 		if j.completed {
 			return ErrJobFinished
 		}
+		now := s.now()
 		refund = j.refund
 		if !j.refunded {
-			if refund, err = mustRefund(tx, a.UserID, jobID, reason); err != nil {
+			if refund, err = s.refund(tx, j.deduct, KindRefund, reason, now); err != nil {
 				return err
 			}
 		}
 		if !j.failed {
-			if _, created, err = insertOnce(tx, a.UserID, 0, KindTaskFailed, jobID, reason); err != nil {
+			if created, err = insertMarker(tx, a.UserID, KindTaskFailed, jobID, reason, now); err != nil {
 				return err
 			}
 		}
@@ -155,7 +175,7 @@ func (s *Service) FailJob(ctx context.Context, a audit.Actor, jobID, reason stri
 				return err
 			}
 		}
-		bal, err = balance(tx, a.UserID)
+		bal, err = available(tx, a.UserID, now)
 		return err
 	})
 	if err != nil {
@@ -164,24 +184,45 @@ func (s *Service) FailJob(ctx context.Context, a audit.Actor, jobID, reason stri
 	return refund, bal, created, nil
 }
 
+// refund returns a deduct's credits to the buckets it took them from, under the lock the caller holds
+// (lockJob showed no refund yet).
+func (s *Service) refund(tx *gorm.DB, deduct Movement, kind, reason string, now time.Time) (Movement, error) {
+	if _, err := credit(tx, deduct.UserID, -deduct.Delta, nil, now); err != nil {
+		return Movement{}, err
+	}
+	m, ok, err := refundTo(tx, deduct, kind, reason, now)
+	if err != nil {
+		return Movement{}, err
+	}
+	if !ok {
+		// Unreachable while every refund path takes the user lock: lockJob saw no refund under it.
+		return Movement{}, fmt.Errorf("refund of job %q wrote nothing though none was visible", deduct.JobID)
+	}
+	return m, nil
+}
+
 // job is what the ledger holds about one of a user's jobs.
 type job struct {
 	deduct, refund              Movement
 	completed, failed, refunded bool
 }
 
-// lockJob takes the user lock, then reads the user's rows for jobID. The lock is the one Deduct, Refund,
-// MarkFailed and the reconciler take, so the state read here cannot change before this transaction ends.
-// Only the user's own rows are read: another user's job is indistinguishable from no job (ErrNoDeduct).
+// lockJob takes the user's lock, then reads the user's rows for jobID. Every movement of the user takes
+// the same lock, so the state read here cannot change before this transaction ends. Only the user's own
+// rows are read: another user's job is indistinguishable from no job (ErrNoDeduct).
 func lockJob(tx *gorm.DB, userID uuid.UUID, jobID string) (job, error) {
 	if err := validJobID(jobID); err != nil {
 		return job{}, err
 	}
-	if err := lockUser(tx, userID); err != nil {
+	st, err := lockBalance(tx, userID)
+	if err != nil {
 		return job{}, err
 	}
+	if !st.exists {
+		return job{}, unlessNoUser(tx, userID, ErrNoDeduct) // a user without a single movement has no job
+	}
 	var rows []Movement
-	err := tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE job_id = ? AND user_id = ?`, jobID, userID).Scan(&rows).Error
+	err = tx.Raw(`SELECT `+columns+` FROM credit_transactions WHERE job_id = ? AND user_id = ?`, jobID, userID).Scan(&rows).Error
 	if err != nil {
 		return job{}, translate(tx, err)
 	}
@@ -197,24 +238,10 @@ func lockJob(tx *gorm.DB, userID uuid.UUID, jobID string) (job, error) {
 			j.failed = true
 		case KindRefund, KindReconcilerRefund:
 			j.refund, j.refunded = m, true
-
 		}
 	}
 	if !found {
 		return job{}, ErrNoDeduct
 	}
 	return j, nil
-}
-
-// mustRefund inserts the refund of a deduct that lockJob showed to be the user's and not yet refunded.
-func mustRefund(tx *gorm.DB, userID uuid.UUID, jobID, reason string) (Movement, error) {
-	m, ok, err := scanOne(tx, refundSQL, reason, jobID, userID)
-	if err != nil {
-		return Movement{}, err
-	}
-	if !ok {
-		// Unreachable while every refund path takes the user lock: lockJob saw no refund under it.
-		return Movement{}, fmt.Errorf("refund of job %q wrote nothing though none was visible", jobID)
-	}
-	return m, nil
 }

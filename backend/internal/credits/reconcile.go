@@ -30,14 +30,6 @@ const orphansSQL = `SELECT ` + columns + ` FROM credit_transactions d
                     WHERE l.user_id = d.user_id AND l.job_id = d.job_id AND l.kind IN ` + lifecycleKinds + `)
  ORDER BY d.expires_at LIMIT ?`
 
-// reconcileSQL is the re-check and the refund in one statement. It runs after lockUser, so its snapshot
-// includes every lifecycle row committed by an earlier holder of the lock (MarkFailed, FailJob, another
-// reconciler). ON CONFLICT covers a reconciler_refund written by a path that did not take the lock.
-const reconcileSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-SELECT $1::uuid, $2::integer, 'reconciler_refund', $3::text, 'orphaned deduct'
- WHERE NOT EXISTS (SELECT 1 FROM credit_transactions l
-                    WHERE l.user_id = $1 AND l.job_id = $3 AND l.kind IN ` + lifecycleKinds + `)` + onConflict
-
 // ReconcileResult counts one ReconcileOrphans pass. Scanned is at least Refunded + SkippedLifecycle; the
 // difference is candidates whose user was deleted meanwhile, or that failed (see the returned error).
 type ReconcileResult struct {
@@ -91,18 +83,22 @@ func (s *Service) ReconcileOrphans(ctx context.Context, now time.Time, limit int
 	return res, nil
 }
 
-// reconcileOne refunds the deduct d unless a lifecycle row for its job exists by the time the user lock
-// is held; refunded reports whether this call inserted the refund.
+// reconcileOne refunds the deduct d unless its job has an outcome or a refund by the time the user's lock
+// is held; refunded reports whether this call wrote the refund.
 func (s *Service) reconcileOne(ctx context.Context, d Movement) (refunded bool, err error) {
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
-		// The scan ran without locks, so its verdict may be stale. The user lock queues us behind any
-		// MarkFailed/FailJob or reconciler working on this user; the insert's NOT EXISTS then sees their
-		// rows. Without the lock a failure and this refund could both commit: different kinds, no conflict.
-		if err := lockUser(tx, d.UserID); err != nil {
+		// The scan ran without locks, so its verdict may be stale. The lock queues us behind any FailJob,
+		// CompleteJob or reconciler working on this user; the job's rows read under it are current.
+		// Without the lock a failure and this refund could both commit: different kinds, no conflict.
+		j, err := lockJob(tx, d.UserID, d.JobID)
+		if errors.Is(err, ErrNoDeduct) || err == nil && (j.completed || j.failed || j.refunded) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		m, ok, err := scanOne(tx, reconcileSQL, d.UserID, -d.Delta, d.JobID)
-		if err != nil || !ok {
+		m, err := s.refund(tx, j.deduct, KindReconcilerRefund, "orphaned deduct", s.now())
+		if err != nil {
 			return err
 		}
 		refunded = true

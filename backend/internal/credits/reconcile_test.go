@@ -17,19 +17,20 @@ import (
 // orphanAfter is the window oldDeduct gives its rows: the old fixed one, as 00010 backfilled it.
 const orphanAfter = 5 * time.Minute
 
-// oldDeduct writes a deduct as a spend age ago with a 5-minute window would have written it (Deduct
-// itself stamps now()).
+// oldDeduct writes a deduct as a spend age ago with a 5-minute window wrote it.
 func oldDeduct(t *testing.T, d *pgtest.DB, user uuid.UUID, amount int, jobID string, age time.Duration) {
 	t.Helper()
 	deductAt(t, d, user, amount, jobID, -age, orphanAfter-age)
 }
 
-// deductAt writes a deduct created at now+created whose deadline is now+expires.
+// deductAt spends for a job as the ledger would have at now+created, with the deadline now+expires.
 func deductAt(t *testing.T, d *pgtest.DB, user uuid.UUID, amount int, jobID string, created, expires time.Duration) {
 	t.Helper()
-	require.NoError(t, d.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, created_at, expires_at)
-		VALUES (?, ?, 'deduct', ?, now() + make_interval(secs => ?::float8), now() + make_interval(secs => ?::float8))`,
-		user, -amount, jobID, created.Seconds(), expires.Seconds()).Error)
+	now := time.Now()
+	svc := credits.New(d.Gorm, credits.Config{DefaultExpiresIn: expires - created}).At(now.Add(created))
+	_, created2, err := svc.Deduct(context.Background(), user, amount, jobID, "")
+	require.NoError(t, err)
+	require.True(t, created2)
 }
 
 // count counts ledger rows of a kind.
@@ -125,7 +126,7 @@ func TestReconcileLimitBoundsTheBatch(t *testing.T) {
 }
 
 // A completion that commits after the scan but before the reconciler holds the user lock must win. The
-// test holds the lock itself, waits until the reconciler (having scanned) queues behind it, then completes.
+// test holds the user's lock (the balance row) itself, waits until the reconciler (having scanned) queues behind it, then completes.
 func TestReconcileSkipsLifecycleRowsThatRaceTheScan(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)
@@ -136,7 +137,7 @@ func TestReconcileSkipsLifecycleRowsThatRaceTheScan(t *testing.T) {
 
 	tx := d.Gorm.Begin()
 	t.Cleanup(func() { tx.Rollback() }) // a no-op after the commit below; releases the lock if the test fails first
-	require.NoError(t, tx.Exec(`SELECT id FROM users WHERE id = ? FOR NO KEY UPDATE`, user).Error)
+	require.NoError(t, tx.Exec(`SELECT 1 FROM credit_balances WHERE user_id = ? FOR NO KEY UPDATE`, user).Error)
 	type outcome struct {
 		res credits.ReconcileResult
 		err error

@@ -3,6 +3,7 @@ package credits_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -70,7 +71,7 @@ func TestRefundWithoutDeduct(t *testing.T) {
 	svc, d := setup(t)
 	ctx := context.Background()
 	user := newUser(t, svc, d, 10)
-	_, _, err := svc.Grant(ctx, user, 5, "job-1", "a grant is not a deduct")
+	_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 5, Key: "job-1", Reason: "a grant is not a deduct"})
 	require.NoError(t, err)
 
 	_, created, err := svc.Refund(ctx, user, "job-1", "")
@@ -91,8 +92,9 @@ func TestRefundAfterReconcilerRefund(t *testing.T) {
 	user := newUser(t, svc, d, 10)
 	_, _, err := svc.Deduct(ctx, user, 4, "job-1", "")
 	require.NoError(t, err)
-	require.NoError(t, d.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id)
-		VALUES (?, 4, ?, 'job-1')`, user, credits.KindReconcilerRefund).Error)
+	res, err := svc.ReconcileOrphans(ctx, time.Now().Add(time.Hour), 0)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Refunded)
 
 	r, created, err := svc.MarkFailed(ctx, user, "job-1", "late")
 	require.NoError(t, err)

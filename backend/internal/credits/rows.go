@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -18,24 +19,10 @@ const columns = "id, user_id, delta, kind, job_id, reason, created_at, expires_a
 // violation: a failed statement would abort the caller's whole transaction, webhook claim included.
 const onConflict = " ON CONFLICT ON CONSTRAINT uq_credit_transactions_user_job_kind DO NOTHING RETURNING " + columns
 
-const insertSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason)
-VALUES ($1, $2, $3, $4, $5)` + onConflict
-
-// lockUser takes the user's row lock, held until the transaction ends. Every deduct and refund of one
-// user queues here, so "read the balance, then insert" cannot interleave with another one. NO KEY UPDATE
-// conflicts with itself but not with the KEY SHARE lock a foreign-key check takes, so a webhook granting
-// credits to the same user (the insert's FK check) does not wait behind an open deduct.
-func lockUser(tx *gorm.DB, userID uuid.UUID) error {
-	// Exec, not Scan: the row count in the command tag is all we need.
-	res := tx.Exec(`SELECT id FROM users WHERE id = ? FOR NO KEY UPDATE`, userID)
-	if res.Error != nil {
-		return db.Translate(res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("user %s: %w", userID, db.ErrNotFound)
-	}
-	return nil
-}
+// markerSQL appends a movement that moves no credits (a job's outcome marker, delta 0): it touches neither
+// the balance row nor any bucket.
+const markerSQL = `INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason, created_at)
+VALUES ($1, 0, $2, $3, $4, $5)` + onConflict
 
 // scanOne runs a statement returning columns (at most one row) in tx and reports whether it returned a
 // row. It goes around GORM's reflection (db.QueryRow): the ledger's statements run on every webhook that
@@ -53,6 +40,17 @@ func scanOne(tx *gorm.DB, query string, args ...any) (Movement, bool, error) {
 	return m, true, nil
 }
 
+// scanned turns a statement's sql.ErrNoRows into ok=false (the key existed: nothing was written).
+func scanned(tx *gorm.DB, err error) (ok bool, _ error) {
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, translate(tx, err)
+	}
+	return true, nil
+}
+
 // find returns the user's movement for (jobID, kind), if any. Only the user's own rows are ever read by
 // job id: another user's job of the same id is a different job.
 func find(tx *gorm.DB, userID uuid.UUID, jobID, kind string) (Movement, bool, error) {
@@ -60,17 +58,10 @@ func find(tx *gorm.DB, userID uuid.UUID, jobID, kind string) (Movement, bool, er
 		userID, jobID, kind)
 }
 
-// insertOnce appends one movement, or returns the user's existing one for (jobID, kind) with created=false.
-func insertOnce(tx *gorm.DB, userID uuid.UUID, delta int, kind, jobID, reason string) (Movement, bool, error) {
-	m, ok, err := scanOne(tx, insertSQL, userID, delta, kind, jobID, reason)
-	if err != nil || ok {
-		return m, ok, err
-	}
-	existing, err := mustFind(tx, userID, jobID, kind)
-	if err != nil {
-		return Movement{}, false, err
-	}
-	return existing, false, nil
+// insertMarker appends a zero movement once; created is false when the user already has it for jobID.
+func insertMarker(tx *gorm.DB, userID uuid.UUID, kind, jobID, reason string, now time.Time) (created bool, err error) {
+	_, created, err = scanOne(tx, markerSQL, userID, kind, jobID, reason, now)
+	return created, err
 }
 
 // mustFind reads the row that just made an insert a no-op. It is a separate statement on purpose: in
@@ -86,16 +77,6 @@ func mustFind(tx *gorm.DB, userID uuid.UUID, jobID, kind string) (Movement, erro
 		return Movement{}, fmt.Errorf("%s movement for job %q conflicted but is not visible", kind, jobID)
 	}
 	return m, nil
-}
-
-// balance is SUM(delta); the (user_id, created_at) index keeps it to the user's own rows.
-func balance(tx *gorm.DB, userID uuid.UUID) (int, error) {
-	var n int
-	err := tx.Raw(`SELECT COALESCE(SUM(delta), 0) FROM credit_transactions WHERE user_id = ?`, userID).Scan(&n).Error
-	if err != nil {
-		return 0, translate(tx, err)
-	}
-	return n, nil
 }
 
 // translate is db.Translate, plus two things. gorm translates errors of Exec but not of Raw(...).Scan (its

@@ -19,7 +19,7 @@ func TestGrantRolledBackWithOuterTransaction(t *testing.T) {
 	errAbort := errors.New("webhook handler failed")
 
 	err := d.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		_, created, err := svc.WithTx(tx).Grant(ctx, user, 50, "grant-1", "")
+		_, created, err := svc.WithTx(tx).Grant(ctx, credits.GrantSpec{UserID: user, Amount: 50, Key: "grant-1"})
 		require.NoError(t, err)
 		require.True(t, created)
 		require.Equal(t, 50, balance(t, svc.WithTx(tx), user), "visible inside the transaction")
@@ -37,14 +37,14 @@ func TestBoundCallsLeaveOuterTransactionUsable(t *testing.T) {
 	svc, d := setup(t)
 	ctx := context.Background()
 	alice, bob := newUser(t, svc, d, 5), newUser(t, svc, d, 0)
-	_, _, err := svc.Grant(ctx, alice, 1, "taken", "")
+	_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: alice, Amount: 1, Key: "taken"})
 	require.NoError(t, err)
 	_, _, err = svc.Deduct(ctx, alice, 1, "spent", "")
 	require.NoError(t, err)
 
 	err = d.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		s := svc.WithTx(tx)
-		_, _, err := s.Grant(ctx, alice, 1, "taken", "")
+		_, _, err := s.Grant(ctx, credits.GrantSpec{UserID: alice, Amount: 1, Key: "taken"})
 		require.NoError(t, err)
 		_, _, err = s.Deduct(ctx, alice, 2, "spent", "")
 		require.ErrorIs(t, err, credits.ErrJobConflict)
@@ -52,7 +52,7 @@ func TestBoundCallsLeaveOuterTransactionUsable(t *testing.T) {
 		require.ErrorIs(t, err, credits.ErrInsufficient)
 		_, _, err = s.Refund(ctx, alice, "job-1", "")
 		require.ErrorIs(t, err, credits.ErrNoDeduct)
-		_, _, err = s.Grant(ctx, bob, 3, "grant-after-errors", "")
+		_, _, err = s.Grant(ctx, credits.GrantSpec{UserID: bob, Amount: 3, Key: "grant-after-errors"})
 		return err
 	})
 	require.NoError(t, err, "the transaction commits after the sentinels")

@@ -31,7 +31,7 @@ var creditsErrors = []sentinel{
 		"job_id (128) and reason (255) must be valid text within their length"},
 	{credits.ErrJobConflict, http.StatusConflict, "job_conflict", "job_id already used for a different operation"},
 	{credits.ErrNoDeduct, http.StatusNotFound, "not_found", "no credit deduction for this job"},
-	{credits.ErrJobFinished, http.StatusConflict, "job_finished", "the job already finished with the other outcome"},
+	{credits.ErrJobFinished, http.StatusConflict, "job_finished", "the job already finished (its outcome is recorded, or its credits came back)"},
 	{credits.ErrInvalidExpiry, http.StatusUnprocessableEntity, "validation_failed",
 		"expires_in must be a whole number of seconds from 1 to 86400"},
 }

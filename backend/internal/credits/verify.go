@@ -1,0 +1,78 @@
+package credits
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/verify"
+)
+
+// The ledger's checks: every piece of derived state recomputed from the movements and allocations it is
+// derived from. Each query returns (subject, detail) rows, one per difference; `fabrica verify ledger`
+// runs them (docs/credits.md lists them).
+var ledgerChecks = []struct{ name, doc, query string }{
+	{"ledger.balance_is_sum_of_movements", "each user's balance row equals the sum of their movements",
+		`SELECT coalesce(m.user_id, b.user_id)::text AS subject,
+		        format('movements sum to %s, balance row says %s', coalesce(m.total, 0), coalesce(b.balance::text, 'nothing')) AS detail
+		   FROM (SELECT user_id, sum(delta) AS total FROM credit_transactions WHERE ` + userScope + ` GROUP BY user_id) m
+		   FULL JOIN (SELECT user_id, balance FROM credit_balances WHERE ` + userScope + `) b USING (user_id)
+		  WHERE coalesce(m.total, 0) <> coalesce(b.balance, 0)`},
+	{"ledger.balance_is_sum_of_buckets", "each user's balance equals what their buckets hold (less any debt)",
+		`SELECT coalesce(b.user_id, k.user_id)::text AS subject,
+		        format('buckets hold %s, balance row says %s', coalesce(k.total, 0), coalesce(b.balance, 0)) AS detail
+		   FROM (SELECT user_id, balance FROM credit_balances WHERE ` + userScope + `) b
+		   FULL JOIN (SELECT user_id, sum(remaining) AS total FROM credit_buckets WHERE ` + userScope + ` GROUP BY user_id) k
+		        USING (user_id)
+		  WHERE coalesce(k.total, 0) <> coalesce(b.balance, 0)`},
+	{"ledger.bucket_is_sum_of_allocations", "each bucket's remaining equals the sum of its allocations",
+		`SELECT b.id::text AS subject, format('allocations sum to %s, remaining says %s', coalesce(a.total, 0), b.remaining) AS detail
+		   FROM credit_buckets b
+		   LEFT JOIN (SELECT bucket_id, sum(delta) AS total FROM credit_allocations GROUP BY bucket_id) a ON a.bucket_id = b.id
+		  WHERE ` + bucketScope + ` AND coalesce(a.total, 0) <> b.remaining`},
+	{"ledger.movement_is_sum_of_allocations", "each movement's allocations sum to its delta (movements from before buckets excepted)",
+		`SELECT t.id::text AS subject, format('%s %s of %s: allocations sum to %s', t.kind, t.job_id, t.delta, coalesce(a.total, 0)) AS detail
+		   FROM credit_transactions t
+		   LEFT JOIN (SELECT movement_id, sum(delta) AS total FROM credit_allocations WHERE movement_id IS NOT NULL
+		               GROUP BY movement_id) a ON a.movement_id = t.id
+		  WHERE t.allocated AND ` + txScope + ` AND coalesce(a.total, 0) <> t.delta`},
+	{"ledger.bucket_amount_is_its_grant", "a bucket made by a grant holds at most what was granted, and was created with it",
+		`SELECT b.id::text AS subject, format('bucket of %s, its grant %s is %s', b.amount, t.job_id, t.delta) AS detail
+		   FROM credit_buckets b JOIN credit_transactions t ON t.id = b.grant_id
+		  WHERE ` + bucketScope + ` AND (b.amount <> t.delta OR b.user_id <> t.user_id)`},
+	{"ledger.expired_bucket_is_empty", "a bucket written off holds nothing and has exactly one expire movement",
+		`SELECT b.id::text AS subject, format('expired at %s with %s left, %s expire movements', b.expired_at, b.remaining, count(t.id)) AS detail
+		   FROM credit_buckets b
+		   LEFT JOIN credit_transactions t ON t.user_id = b.user_id AND t.kind = 'expire' AND t.job_id = 'expire:' || b.id
+		  WHERE ` + bucketScope + ` AND b.expired_at IS NOT NULL
+		  GROUP BY b.id HAVING b.remaining <> 0 OR count(t.id) > 1`},
+	{"ledger.next_expiry_is_not_late", "no bucket with credits left expires before its user's next_expiry_at",
+		`SELECT c.user_id::text AS subject, format('next_expiry_at %s, but bucket %s expires at %s', coalesce(c.next_expiry_at::text, 'none'), b.id, b.expires_at) AS detail
+		   FROM credit_balances c JOIN credit_buckets b ON b.user_id = c.user_id
+		  WHERE ` + balanceScope + ` AND b.remaining > 0 AND b.expires_at IS NOT NULL
+		    AND (c.next_expiry_at IS NULL OR c.next_expiry_at > b.expires_at)`},
+}
+
+// The per-user scope of each query: @user is NULL for the whole ledger.
+const (
+	userScope    = `(CAST(@user AS uuid) IS NULL OR user_id = CAST(@user AS uuid))`
+	bucketScope  = `(CAST(@user AS uuid) IS NULL OR b.user_id = CAST(@user AS uuid))`
+	txScope      = `(CAST(@user AS uuid) IS NULL OR t.user_id = CAST(@user AS uuid))`
+	balanceScope = `(CAST(@user AS uuid) IS NULL OR c.user_id = CAST(@user AS uuid))`
+)
+
+// Checks are the ledger's consistency checks, for `fabrica verify`.
+func Checks() []verify.Check {
+	out := make([]verify.Check, 0, len(ledgerChecks))
+	for _, c := range ledgerChecks {
+		out = append(out, verify.Check{Name: c.name, Area: "ledger", Doc: c.doc,
+			Run: func(ctx context.Context, tx *gorm.DB, s verify.Scope) ([]verify.Violation, error) {
+				var user any
+				if s.UserID != nil {
+					user = s.UserID.String()
+				}
+				return verify.Rows(ctx, tx, c.name, c.query, map[string]any{"user": user})
+			}})
+	}
+	return out
+}
