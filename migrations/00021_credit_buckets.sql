@@ -1,7 +1,7 @@
 -- Balances in constant time, and credits that expire, burn in order and roll over.
 --
 -- credit_transactions stays the truth: every movement, append-only, with its idempotency key. Next to it,
--- derived state maintained in the same transaction as each movement (docs/credits.md):
+-- derived state maintained in the same transaction as each movement (docs/billing.md, Credits):
 --  credit_balances     one row per user: the balance (SUM of the user's movements) and the earliest time a
 --                      bucket with credits left may expire. It is also the per-user lock: every movement of
 --                      a user updates it first, so a spend is one conditional UPDATE instead of a lock plus
@@ -64,6 +64,8 @@ CREATE TABLE credit_buckets (
     CONSTRAINT uq_credit_buckets_grant_id UNIQUE (grant_id)
 );
 CREATE INDEX ix_credit_buckets_user_id ON credit_buckets (user_id);
+-- A pack's refund finds its bucket by the transaction it came from.
+CREATE INDEX ix_credit_buckets_source ON credit_buckets (source) WHERE source <> '';
 -- The expiry job's scan: buckets with credits left whose time has come, soonest first.
 CREATE INDEX ix_credit_buckets_due ON credit_buckets (expires_at) WHERE remaining > 0 AND expires_at IS NOT NULL;
 -- One debt bucket per user.

@@ -54,6 +54,11 @@ func TestBillingAPI(t *testing.T) {
 		{"checkout unknown price", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":"pro","price_id":"pri_nope"}`, http.StatusUnprocessableEntity, "unknown_price"},
 		{"checkout malformed", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":`, http.StatusBadRequest, "bad_request"},
 		{"checkout while subscribed", http.MethodPost, "/api/v1/billing/checkout", pro, `{"tier":"team"}`, http.StatusConflict, "already_subscribed"},
+		{"checkout a tier and a pack", http.MethodPost, "/api/v1/billing/checkout", free, `{"tier":"pro","pack":"pri_credits_500"}`, http.StatusUnprocessableEntity, "validation_failed"},
+		{"checkout neither", http.MethodPost, "/api/v1/billing/checkout", free, `{}`, http.StatusUnprocessableEntity, "validation_failed"},
+		{"checkout a pack with a price", http.MethodPost, "/api/v1/billing/checkout", free, `{"pack":"pri_credits_500","price_id":"pri_pro_monthly"}`, http.StatusUnprocessableEntity, "validation_failed"},
+		{"checkout an unknown pack", http.MethodPost, "/api/v1/billing/checkout", free, `{"pack":"pri_pro_monthly"}`, http.StatusUnprocessableEntity, "unknown_pack"},
+		{"checkout a pack while subscribed", http.MethodPost, "/api/v1/billing/checkout", pro, `{"pack":"pri_credits_500"}`, http.StatusOK, ""},
 		{"cancel without subscription", http.MethodPost, "/api/v1/billing/subscription/cancel", free, `{}`, http.StatusConflict, "no_subscription"},
 		{"change to same tier", http.MethodPost, "/api/v1/billing/subscription/change", pro, `{"target_tier":"pro"}`, http.StatusConflict, "same_tier"},
 		{"change without subscription", http.MethodPost, "/api/v1/billing/subscription/change", free, `{"target_tier":"pro"}`, http.StatusConflict, "no_subscription"},
@@ -73,7 +78,7 @@ func TestBillingAPI(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{
-		"cancel sub_user_pro", "cancel-now sub_user_pro", "change sub_user_pro pri_team_monthly x1",
+		"cancel sub_user_pro", "cancel-now sub_user_pro", "change sub_user_pro pri_team_monthly x1 prorated_immediately",
 		"cancel sub_user_pro", "resume sub_user_paused", "portal ctm_user_pro sub_user_pro",
 	}, e.paddle.recorded(), "only the caller's own subscription is ever touched")
 

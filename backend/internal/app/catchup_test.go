@@ -113,7 +113,9 @@ func TestPaddleEventsSyncPullsWhatTheWebhooksMissed(t *testing.T) {
 	balance := func(user string) int64 {
 		return e.count(t, `SELECT coalesce(sum(delta), 0) FROM credit_transactions c JOIN users u ON u.id = c.user_id WHERE u.clerk_user_id = ?`, user)
 	}
-	require.Equal(t, int64(2000), balance("user_missed"), "its subscription and its renewal, once each")
+	require.Equal(t, int64(2), e.count(t, `SELECT count(*) FROM credit_transactions c JOIN users u ON u.id = c.user_id
+		WHERE u.clerk_user_id = 'user_missed' AND c.kind = 'grant'`), "its subscription and its renewal, once each")
+	require.Equal(t, int64(1000), balance("user_missed"), "the first month's allowance ended when the renewal's began")
 
 	// A crash between the transactions and the cursor update: the next run re-reads them.
 	require.NoError(t, e.db.Gorm.Exec(`DELETE FROM sync_cursors`).Error)
@@ -134,7 +136,7 @@ func TestPaddleEventsSyncPullsWhatTheWebhooksMissed(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	require.Equal(t, int64(2000), balance("user_missed"), "nothing reprocessed")
+	require.Equal(t, int64(1000), balance("user_missed"), "nothing reprocessed")
 	require.Equal(t, int64(1000), balance("user_pushed"))
 	var cursor string
 	require.NoError(t, e.db.Gorm.Raw(`SELECT cursor FROM sync_cursors WHERE name = 'paddle-events'`).Scan(&cursor).Error)

@@ -42,12 +42,16 @@ func (f *fakePaddle) CancelSubscription(_ context.Context, id string, now bool) 
 	}
 	return f.record("cancel " + id)
 }
-func (f *fakePaddle) ChangeItems(_ context.Context, id string, items map[string]int) error {
+func (f *fakePaddle) ChangeItems(_ context.Context, id string, items map[string]int, upgrade bool) error {
 	list := make([]string, 0, len(items))
 	for _, p := range slices.Sorted(maps.Keys(items)) {
 		list = append(list, p+" x"+strconv.Itoa(items[p]))
 	}
-	return f.record("change " + id + " " + strings.Join(list, ","))
+	billing := "do_not_bill"
+	if upgrade {
+		billing = "prorated_immediately"
+	}
+	return f.record("change " + id + " " + strings.Join(list, ",") + " " + billing)
 }
 func (f *fakePaddle) ResumeSubscription(_ context.Context, id string) error {
 	return f.record("resume " + id)
@@ -81,6 +85,8 @@ const testTiers = `tiers:
   - name: team
     paddle_price_ids: [pri_team_monthly]
     monthly_credits: 5000
+credit_packs:
+  - {price_id: pri_credits_500, credits: 500, expires_in: 8760h}
 `
 
 type apiEnv struct {

@@ -80,8 +80,9 @@ func TestSeedTwiceChangesNothing(t *testing.T) {
 	require.Equal(t, map[string]string{seed.Free.Email: "free/", seed.Pro.Email: "pro/active",
 		// Canceled keeps its tier until the paid period ends (the expiry job downgrades it then).
 		seed.Canceled.Email: "pro/canceled"}, tiers)
-	// Pro: 25 at signup, 1000 for this month, 1000 for the renewal's, 120 kept by a completed job, 40 back.
-	require.Equal(t, int64(25+1000+1000-120), e.count(t, `SELECT sum(delta) FROM credit_transactions c JOIN users u
+	// Pro: 25 at signup, 1000 for this month, which ended when the renewal's month began (pro's rollover is
+	// none), 1000 for the renewal's, 120 kept by a completed job, 40 back.
+	require.Equal(t, int64(25+1000-1000+1000-120), e.count(t, `SELECT sum(delta) FROM credit_transactions c JOIN users u
 		ON u.id = c.user_id WHERE u.email = ?`, seed.Pro.Email))
 	require.Equal(t, int64(25-5), e.count(t, `SELECT sum(delta) FROM credit_transactions c JOIN users u
 		ON u.id = c.user_id WHERE u.email = ?`, seed.Free.Email))

@@ -26,6 +26,13 @@ func (a *App) tasks() []jobs.Task {
 			r, err := a.ledger.ReconcileOrphans(ctx, now, reconcileBatch)
 			return jobs.Report{"scanned": r.Scanned, "refunded": r.Refunded, "skipped_lifecycle": r.SkippedLifecycle}, err
 		}},
+		// Every five minutes: a bucket past its expiry is already unspendable (a spend writes off its own
+		// user's due buckets first, a balance read leaves them out); the job writes off everyone else's in
+		// batches that skip a user whose spend holds the lock, so the breakage is booked within minutes.
+		{Name: "expire-credits", Every: 5 * time.Minute, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
+			r, err := a.ledger.ExpireDue(ctx, now)
+			return jobs.Report{"buckets": r.Buckets, "credits": r.Credits, "skipped": r.Skipped}, err
+		}},
 		{Name: "expire-subscriptions", Every: time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
 			n, err := a.billing.ExpireCanceled(ctx, now)
 			return jobs.Report{"downgraded": n}, err

@@ -18,11 +18,13 @@ import (
 // changeRecorder is a Paddle API fake that records item changes.
 type changeRecorder struct {
 	billing.PaddleAPI
-	changes []map[string]int
+	changes  []map[string]int
+	upgrades []bool
 }
 
-func (c *changeRecorder) ChangeItems(_ context.Context, _ string, items map[string]int) error {
+func (c *changeRecorder) ChangeItems(_ context.Context, _ string, items map[string]int, upgrade bool) error {
 	c.changes = append(c.changes, items)
+	c.upgrades = append(c.upgrades, upgrade)
 	return nil
 }
 
@@ -53,4 +55,5 @@ func TestChangeKeepsSeatsAddOnsAndTheBillingInterval(t *testing.T) {
 	require.NoError(t, d.Gorm.Raw(`SELECT id FROM users WHERE clerk_user_id = 'user_1'`).Row().Scan(&userID))
 	require.NoError(t, svc.Change(context.Background(), audit.Actor{UserID: userID, ClerkUserID: "user_1"}, "pro"))
 	require.Equal(t, []map[string]int{{priStorageYear: 2, priProYear: 1}}, api.changes)
+	require.Equal(t, []bool{false}, api.upgrades, "team to pro is a downgrade: billed nothing")
 }

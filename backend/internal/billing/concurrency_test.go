@@ -12,9 +12,10 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 )
 
-// Different events of one subscription delivered at once (seat changes up and down, a zero-value
-// transaction, the job) serialise on the subscription row: the month ends at the largest allowance
-// delivered, never at a sum of top-ups computed from the same stale total.
+// Different events of one subscription delivered at once (seat changes up and down with their payments,
+// a zero-value transaction, the job) serialise on the subscription row: the month ends at the largest
+// allowance paid for, never at a sum of top-ups computed from the same stale total. The payments are dated
+// at the month's start, so each tops up the whole difference and the outcome does not depend on the order.
 func TestConcurrentEventsOfOneSubscriptionNeverDoubleAMonth(t *testing.T) {
 	t.Parallel()
 	for round := range 4 {
@@ -25,7 +26,8 @@ func TestConcurrentEventsOfOneSubscriptionNeverDoubleAMonth(t *testing.T) {
 		quantities := []int{12, 15, 11, 20, 5, 8, 14, 18} // the largest, 20 seats, is 10000 a month
 		bodies := make([][]byte, 0, len(quantities)+1)
 		for i, q := range quantities {
-			bodies = append(bodies, seats(yearly, fmt.Sprintf("evt_seats_%d", q), sampleT0.Add(time.Duration(i+1)*time.Hour), q).body())
+			bodies = append(bodies, seats(yearly, fmt.Sprintf("evt_seats_%d", q), sampleT0.Add(time.Duration(i+1)*time.Hour), q).body(),
+				paid(f.samples(t).renewal, fmt.Sprintf("evt_paid_%d", q), fmt.Sprintf("txn_seats_%d", q), sampleT0, yearly.get("data.items.1.price"), q).body())
 		}
 		card := f.samples(t).renewal.clone().set("event_id", "evt_card").set("data.id", "txn_card").
 			set("data.origin", "subscription_payment_method_change").set("data.details.totals.total", "0")

@@ -49,8 +49,9 @@ func (s *Service) expireBatch(ctx context.Context, now time.Time) (downgraded, m
 			ID     uuid.UUID
 			UserID uuid.UUID
 			SubID  string `gorm:"column:paddle_subscription_id"`
+			Tier   string
 		}
-		if err := tx.Raw(`SELECT id, user_id, paddle_subscription_id FROM subscriptions
+		if err := tx.Raw(`SELECT id, user_id, paddle_subscription_id, tier FROM subscriptions
 			WHERE status = 'canceled' AND current_period_end <= ? AND expired_at IS NULL
 			ORDER BY current_period_end LIMIT ? FOR UPDATE SKIP LOCKED`, now, expiryBatch).Scan(&ended).Error; err != nil {
 			return err
@@ -58,6 +59,9 @@ func (s *Service) expireBatch(ctx context.Context, now time.Time) (downgraded, m
 		scanned = len(ended)
 		done := make([]uuid.UUID, 0, len(ended))
 		for _, e := range ended {
+			if err := s.endAllowance(ctx, tx, e.UserID, e.SubID, e.Tier, "subscription ended"); err != nil {
+				return err
+			}
 			other, err := otherLiveSubscription(ctx, tx, e.UserID, e.SubID)
 			if err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +30,8 @@ const (
 
 type fixture struct {
 	db       *gorm.DB
+	clock    *testClock
+	ledger   *credits.Service
 	svc      *billing.Service
 	pipeline *webhook.Pipeline
 	mailer   *jobstest.Mailer
@@ -42,9 +45,10 @@ func newFixture(t *testing.T, d *pgtest.DB, tiersYAML string) *fixture {
 		tiers, err = billing.ParseTiers([]byte(tiersYAML))
 	}
 	require.NoError(t, err)
-	f := &fixture{db: d.Gorm, mailer: &jobstest.Mailer{}, signer: billing.NewCheckoutSigner(checkoutSecret)}
+	f := &fixture{db: d.Gorm, clock: &testClock{}, mailer: &jobstest.Mailer{}, signer: billing.NewCheckoutSigner(checkoutSecret)}
+	f.ledger = credits.New(d.Gorm, credits.Config{Now: f.clock.Now})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f.svc = billing.New(billing.Deps{DB: d.Gorm, Tiers: tiers, Ledger: credits.New(d.Gorm, credits.Config{}), Jobs: f.mailer, Signer: f.signer,
+	f.svc = billing.New(billing.Deps{DB: d.Gorm, Tiers: tiers, Ledger: f.ledger, Jobs: f.mailer, Signer: f.signer,
 		Erasures: account.NewErasures("billing-test-erasure-tombstone-key-0123456789"), Log: log},
 		billing.Config{AppName: "Fabrica", AlertEmails: []string{"ops@example.com", "cto@example.com"}})
 	sig, err := webhook.NewPaddleSignature([]string{webhookSecret}, 5*time.Minute)
@@ -54,6 +58,28 @@ func newFixture(t *testing.T, d *pgtest.DB, tiersYAML string) *fixture {
 		ReadEnvelope: webhook.PaddleEnvelope, Handlers: f.svc.PaddleHandlers(),
 	})
 	return f
+}
+
+// testClock is the ledger's clock in a fixture: the wall clock until a test sets it (expiries are decided
+// by it, and the sample events are dated in 2026).
+type testClock struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func (c *testClock) Set(at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at = at
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at.IsZero() {
+		return time.Now()
+	}
+	return c.at
 }
 
 func setup(t *testing.T) *fixture { return newFixture(t, pgtest.New(t), "") }
@@ -145,20 +171,23 @@ func TestEverySyncEventReplayedTenTimes(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	f.mustDeliver(t, f.created(t0, "evt_c").payload())
-	for i, tc := range []struct{ typ, status, wantUserTier string }{
-		{"subscription.activated", "active", "pro"},
-		{"subscription.updated", "active", "pro"},
-		{"subscription.past_due", "past_due", "pro"}, // dunning keeps access
-		{"subscription.paused", "paused", "pro"},     // paused keeps the tier
-		{"subscription.resumed", "active", "pro"},
-		{"subscription.trialing", "trialing", "pro"},
+	for i, tc := range []struct {
+		typ, status, wantUserTier string
+		wantBalance               int
+	}{
+		{"subscription.activated", "active", "pro", 1000},
+		{"subscription.updated", "active", "pro", 1000},
+		{"subscription.past_due", "past_due", "pro", 1000}, // dunning keeps access
+		{"subscription.paused", "paused", "free", 0},       // not paid for: free, the month's allowance ended
+		{"subscription.resumed", "active", "pro", 0},       // the month was granted once already
+		{"subscription.trialing", "trialing", "pro", 0},
 	} {
 		body := sub{eventID: "evt_" + tc.typ, eventType: tc.typ, status: tc.status, occurred: t0.Add(time.Duration(i+1) * time.Minute),
 			start: p1Start, end: p1End}.payload()
 		for range 10 {
 			f.mustDeliver(t, body)
 		}
-		require.Equal(t, state{Status: tc.status, Tier: "pro", UserTier: tc.wantUserTier, Grants: 1, Balance: 1000}, f.state(t), tc.typ)
+		require.Equal(t, state{Status: tc.status, Tier: "pro", UserTier: tc.wantUserTier, Grants: 1, Balance: tc.wantBalance}, f.state(t), tc.typ)
 	}
 }
 
@@ -193,7 +222,8 @@ func TestCanceledAfterPeriodEndDowngradesAtOnce(t *testing.T) {
 	f := setup(t)
 	f.mustDeliver(t, f.created(t0, "evt_c").payload()) // p1End is in the past relative to now
 	f.mustDeliver(t, sub{eventID: "evt_x", eventType: "subscription.cancelled", status: "canceled", occurred: t0.Add(time.Hour), start: p1Start, end: p1End}.payload())
-	require.Equal(t, state{Status: "canceled", Tier: "pro", UserTier: "free", Grants: 1, Balance: 1000}, f.state(t))
+	require.Equal(t, state{Status: "canceled", Tier: "pro", UserTier: "free", Grants: 1, Balance: 0}, f.state(t),
+		"pro has a rollover rule: its allowance ends with the subscription")
 }
 
 // subscription.updated delivered before subscription.created ends in the same state as the right order.
@@ -272,7 +302,7 @@ func TestRenewalAndCreatedNeverGrantOnePeriodTwice(t *testing.T) {
 			f.mustDeliver(t, next)
 		}
 		require.Equal(t, 2, f.state(t).Grants)
-		require.Equal(t, 2000, f.state(t).Balance)
+		require.Equal(t, 1000, f.state(t).Balance, "pro's rollover is none: the first month's 1000 ended with it")
 	}
 }
 

@@ -16,8 +16,10 @@ import (
 // Our tables never change from its responses: Paddle's webhooks follow and drive every change.
 type PaddleAPI interface {
 	CancelSubscription(ctx context.Context, subscriptionID string, immediately bool) error
-	// ChangeItems replaces the subscription's recurring items with items (price id -> quantity).
-	ChangeItems(ctx context.Context, subscriptionID string, items map[string]int) error
+	// ChangeItems replaces the subscription's recurring items with items (price id -> quantity). An upgrade
+	// is charged at once, prorated, and refused by Paddle when the payment fails; anything else is changed
+	// without a charge or a credit.
+	ChangeItems(ctx context.Context, subscriptionID string, items map[string]int, upgrade bool) error
 	ResumeSubscription(ctx context.Context, subscriptionID string) error
 	PortalURL(ctx context.Context, customerID string, subscriptionIDs []string) (string, error)
 	// EnsureCustomer returns the Paddle customer for email, creating it if Paddle has none.
@@ -69,6 +71,12 @@ func (s *Service) Checkout(ctx context.Context, a audit.Actor, tierName, priceID
 	} else if !errors.Is(err, ErrNoSubscription) {
 		return CheckoutData{}, err
 	}
+	return s.signedCheckout(ctx, a, priceID)
+}
+
+// signedCheckout is the checkout of priceID for the user's bound Paddle customer (binding it first, through
+// the API, by the user's verified email), with the signed custom_data that ties the payment to the user.
+func (s *Service) signedCheckout(ctx context.Context, a audit.Actor, priceID string) (CheckoutData, error) {
 	u, customer, err := s.boundCustomer(ctx, a)
 	if err != nil {
 		return CheckoutData{}, err
@@ -119,10 +127,13 @@ func (s *Service) Cancel(ctx context.Context, a audit.Actor, immediately bool) e
 	return s.auditRequest(ctx, a, "billing.cancel_requested", sub, map[string]any{"cancel_immediately": immediately})
 }
 
-// Change moves the live subscription to target: a paid tier through a prorated item change that swaps
-// the plan for target's price of the same billing interval (a yearly subscriber stays yearly) and keeps
-// the recurring add-ons (and the seats, into a per-seat tier); free through a cancel at period end (there is no Paddle price for
-// free).
+// Change moves the live subscription to target. To a higher tier (later in the tiers file): an item
+// change that swaps the plan for target's price of the same billing interval (a yearly subscriber stays
+// yearly), keeps the recurring add-ons (and the seats, into a per-seat tier), and is charged at once,
+// prorated; Paddle refuses it if that payment fails, and the month's credits are topped up only when the
+// payment completes (onTransactionCompleted). To a lower paid tier: the same item change, billed nothing
+// (no charge, no credit back for the month already paid and granted); the tier drops when Paddle's
+// snapshot arrives, at once. To free: a cancel at period end (there is no Paddle price for free).
 func (s *Service) Change(ctx context.Context, a audit.Actor, target string) error {
 	tier, ok := s.tiers.ByName(target)
 	if !ok {
@@ -143,8 +154,10 @@ func (s *Service) Change(ctx context.Context, a audit.Actor, target string) erro
 		if items, err = s.changedItems(ctx, sub, tier); err != nil {
 			return err
 		}
-		details["items"] = items
-		err = s.api.ChangeItems(ctx, sub.PaddleSubscriptionID, items)
+		current, _ := s.tiers.ByName(sub.Tier) // a tier no longer in the file ranks 0: a change is an upgrade
+		upgrade := tier.Rank > current.Rank
+		details["items"], details["upgrade"] = items, upgrade
+		err = s.api.ChangeItems(ctx, sub.PaddleSubscriptionID, items, upgrade)
 	}
 	if err != nil {
 		return fmt.Errorf("change subscription: %w", err)

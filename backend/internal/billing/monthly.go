@@ -113,17 +113,18 @@ func (s *Service) grantDue(ctx context.Context, tx *gorm.DB, d dueSubscription, 
 		// A tier removed from the file: it grants nothing until a snapshot brings a known price.
 		return nil, 0, 0, nil
 	}
-	start, end := *d.CurrentPeriodStart, *d.CurrentPeriodEnd
+	p := period{StartsAt: *d.CurrentPeriodStart, EndsAt: *d.CurrentPeriodEnd}
 	grants, credits := 0, 0
-	for k := monthIndex(start, d.NextGrantAt); ; k++ {
-		month := monthStart(start, k)
-		if !month.Before(end) {
+	for k := monthIndex(p.StartsAt, d.NextGrantAt); ; k++ {
+		month := monthStart(p.StartsAt, k)
+		if !month.Before(p.EndsAt) {
 			return nil, grants, credits, nil
 		}
 		if month.After(now) {
 			return &month, grants, credits, nil
 		}
-		n, err := s.grantMonth(ctx, tx, d.UserID, d.SubID, month, tier, d.Quantity, true)
+		n, err := s.grantMonth(ctx, tx, monthGrant{userID: d.UserID, subID: d.SubID, period: p, month: k, tier: tier,
+			quantity: d.Quantity, mode: firstGrant})
 		if err != nil {
 			return nil, grants, credits, err
 		}

@@ -42,6 +42,16 @@ func (f *fixture) samples(t *testing.T) sampleEvents {
 	}
 }
 
+// paid is the transaction.completed of an update's prorated charge (origin subscription_update, a total
+// above zero) at, for the plan price × quantity: the renewal sample re-dated, its billing period the
+// stretch from at to the end of the month.
+func paid(renewal event, eventID, txnID string, at time.Time, plan any, quantity int) event {
+	return renewal.as(eventID, "transaction.completed", at).set("data.id", txnID).set("data.origin", "subscription_update").
+		set("data.items.1", map[string]any{"price": plan, "quantity": quantity, "proration": map[string]any{
+			"rate": "0.83", "billing_period": map[string]any{"starts_at": at, "ends_at": "2026-12-01T10:00:00Z"}}}).
+		set("data.billing_period", map[string]any{"starts_at": at, "ends_at": "2026-12-01T10:00:00Z"})
+}
+
 // seats is a later subscription.updated of the yearly Team sample with another seat count.
 func seats(yearly event, eventID string, at time.Time, quantity int) event {
 	return yearly.as(eventID, "subscription.updated", at).set("data.items.1.quantity", quantity)
@@ -58,6 +68,10 @@ func TestPaddleSamplesReplayedAndReordered(t *testing.T) {
 		events func(s sampleEvents) []event
 		want   sampleState
 		grants []string // in order only: reordered deliveries may split a month's total into other top-ups
+		// createdFirst: the shuffled runs deliver the first event (subscription.created) before the rest.
+		// A month whose first delivered snapshot is already the upgraded plan is granted that plan's
+		// allowance (docs/billing.md), so an upgrade's outcome depends on created coming first.
+		createdFirst bool
 	}{
 		{
 			name:   "created: yearly team for 10 seats, add-on first, one-time setup fee, discount",
@@ -67,33 +81,71 @@ func TestPaddleSamplesReplayedAndReordered(t *testing.T) {
 			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=5000"},
 		},
 		{
-			name: "seats up mid-month grant the difference once",
+			name: "seats up mid-month: the snapshot alone grants nothing",
 			events: func(s sampleEvents) []event {
 				return []event{s.yearly, seats(s.yearly, "evt_seats15", sampleT0.AddDate(0, 0, 5), 15)}
 			},
-			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 15, Balance: 7500,
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 15, Balance: 5000,
+				Items: []string{itemStorageYearly, priTeamYear + " x15 30000 USD every 1 year [plan]", itemSetup}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=5000"},
+		},
+		{
+			name: "seats up mid-month, paid: the payment tops up the rest of the month once",
+			events: func(s sampleEvents) []event {
+				at := sampleT0.AddDate(0, 0, 5) // 25 of the month's 30 days left: 2500 × 25/30
+				return []event{s.yearly, seats(s.yearly, "evt_seats15", at, 15),
+					paid(s.renewal, "evt_paid15", "txn_seats15", at.Add(time.Second), s.yearly.get("data.items.1.price"), 15)}
+			},
+			createdFirst: true,
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 15, Balance: 5000 + 2083,
 				Items: []string{itemStorageYearly, priTeamYear + " x15 30000 USD every 1 year [plan]", itemSetup}},
 			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=5000",
-				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:team:x15=2500"},
+				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:paid:txn_seats15=2083"},
 		},
 		{
 			name: "seats down grant nothing back",
 			events: func(s sampleEvents) []event {
-				return []event{s.yearly, seats(s.yearly, "evt_seats15", sampleT0.AddDate(0, 0, 5), 15),
+				at := sampleT0.AddDate(0, 0, 5)
+				return []event{s.yearly, seats(s.yearly, "evt_seats15", at, 15),
+					paid(s.renewal, "evt_paid15", "txn_seats15", at.Add(time.Second), s.yearly.get("data.items.1.price"), 15),
 					seats(s.yearly, "evt_seats12", sampleT0.AddDate(0, 0, 10), 12)}
 			},
-			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 12, Balance: 7500,
+			createdFirst: true,
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 12, Balance: 5000 + 2083,
 				Items: []string{itemStorageYearly, priTeamYear + " x12 30000 USD every 1 year [plan]", itemSetup}},
 			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=5000",
-				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:team:x15=2500"},
+				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:paid:txn_seats15=2083"},
 		},
 		{
-			name:   "upgrade pro to team x3 grants the difference for the month",
-			events: func(s sampleEvents) []event { return []event{s.monthly, s.toTeam} },
-			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 3, Balance: 1500,
+			name:         "upgrade pro to team x3 without its payment grants nothing more",
+			events:       func(s sampleEvents) []event { return []event{s.monthly, s.toTeam} },
+			createdFirst: true,
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 3, Balance: 1000,
+				Items: []string{itemStorageMonth, itemTeamMonth3}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1000"},
+		},
+		{
+			name: "upgrade pro to team x3, paid: the difference for the time left in the month",
+			events: func(s sampleEvents) []event {
+				// Paid 4 Nov 15:20:12: 26d 18:39:48 of 30 days left, 500 × 2313588 / 2592000.
+				return []event{s.monthly, s.toTeam, paid(s.renewal, "evt_paid_team", "txn_team", nov4.Add(time.Second),
+					s.toTeam.get("data.items.1.price"), 3)}
+			},
+			createdFirst: true,
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 3, Balance: 1000 + 446,
 				Items: []string{itemStorageMonth, itemTeamMonth3}},
 			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1000",
-				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:team:x3=500"},
+				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:paid:txn_team=446"},
+		},
+		{
+			name: "pro, team, pro again within a minute and no payment: exactly the pro allowance",
+			events: func(s sampleEvents) []event {
+				return []event{s.monthly, s.toTeam, s.monthly.as("evt_back_to_pro", "subscription.updated", nov4.Add(time.Minute))}
+			},
+			createdFirst: true,
+			want: sampleState{Status: "active", Tier: "pro", UserTier: "pro", Quantity: 1, Balance: 1000,
+				Items: []string{itemStorageMonth, itemProMonth}},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1000"},
 		},
 		{
 			name: "downgrade team x3 to pro takes effect at once and grants nothing more",
@@ -121,10 +173,10 @@ func TestPaddleSamplesReplayedAndReordered(t *testing.T) {
 					"price": s.toTeam.get("data.items.1.price"), "quantity": 3, "proration": nil})
 				return []event{s.monthly, s.toTeam, renewal}
 			},
-			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 3, Balance: 3000,
+			createdFirst: true,
+			want: sampleState{Status: "active", Tier: "team", UserTier: "team", Quantity: 3, Balance: 2500,
 				Items: []string{itemStorageMonth, itemTeamMonth3}},
-			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1000",
-				"grant:" + sampleSub + ":2026-11-01T10:00:00Z:team:x3=500", "grant:" + sampleSub + ":2026-12-01T10:00:00Z=1500"},
+			grants: []string{"grant:" + sampleSub + ":2026-11-01T10:00:00Z=1000", "grant:" + sampleSub + ":2026-12-01T10:00:00Z=1500"},
 		},
 		{
 			name:   "cancellation as Paddle sends it (no billing period) ends access at once",
@@ -143,7 +195,11 @@ func TestPaddleSamplesReplayedAndReordered(t *testing.T) {
 
 			for seed := range uint64(3) {
 				f := newFixture(t, pgtest.New(t), sampleTiers)
-				f.deliverShuffled(t, tc.events(f.samples(t)), seed)
+				events := tc.events(f.samples(t))
+				if tc.createdFirst {
+					f.mustDeliver(t, events[0].body())
+				}
+				f.deliverShuffled(t, events, seed)
 				require.Equal(t, tc.want, f.sampleState(t), "shuffled, seed %d", seed)
 			}
 		})

@@ -11,11 +11,16 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
-// LiveStatuses are the subscription statuses that grant access: the paid tier holds through a trial, the
-// active period, dunning (past_due) and a pause. This is the one definition; SQL takes it as a parameter
-// (`status IN ?`) rather than a retyped list. A canceled subscription keeps access until its period ends,
-// which is a matter of dates, not of status (see syncTier and ExpireCanceled).
+// LiveStatuses are the subscription statuses that have not ended: the subscription can still be managed
+// (resumed, changed, canceled), is canceled with the account, and counts as the one a new checkout would
+// duplicate. This is the one definition; SQL takes it as a parameter (`status IN ?`) rather than a retyped
+// list. A canceled subscription keeps its tier until its period ends, which is a matter of dates, not of
+// status (see syncTier and ExpireCanceled).
 var LiveStatuses = []string{"trialing", "active", "past_due", "paused"}
+
+// AccessStatuses are the live statuses that grant the subscription's paid tier: a trial, the active
+// period and dunning (past_due). A paused subscription is live but not paid for: its user is on free.
+var AccessStatuses = []string{"trialing", "active", "past_due"}
 
 // IsLive reports whether status grants access.
 func IsLive(status string) bool { return slices.Contains(LiveStatuses, status) }

@@ -24,12 +24,12 @@ type synced struct {
 	applied bool // false: a newer snapshot was already applied; the delivery is still recorded
 }
 
-// onSubscriptionChanged applies the snapshot (status, period, items, tier, scheduled change), tops up the
-// month it happened in, and audits. activated, resumed, trialing, updated, paused and past_due all reduce
-// to this: paused and past_due keep the tier (access continues through dunning), a scheduled cancel
-// arrives as updated + scheduled_change. Only an active snapshot grants: an upgrade or more seats grant the
-// difference between the allowances once, a downgrade nothing more this month; in a month that has no
-// grant yet (a yearly plan's month the job has not reached) it grants the month's allowance.
+// onSubscriptionChanged applies the snapshot (status, period, items, tier, scheduled change), grants the
+// month it happened in if that month has no grant yet, and audits. activated, resumed, trialing, updated,
+// paused and past_due all reduce to this: past_due keeps the tier (access continues through dunning),
+// paused drops to free until resumed, a scheduled cancel arrives as updated + scheduled_change. Only an
+// active snapshot grants, and only a month without any grant (a yearly plan's month the job has not
+// reached): an upgrade or more seats are topped up when their payment completes, never on a snapshot.
 func (s *Service) onSubscriptionChanged(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
 	_, err := s.applyChange(ctx, tx, ev)
 	return err
@@ -213,22 +213,31 @@ func rawOrNil(v []byte) *string {
 }
 
 // syncTier sets the user's tier from the subscription just applied: its tier while it grants access, free
-// once a canceled subscription's period is over or its period was refunded in full.
+// while it is paused, once a canceled subscription's period is over, or once its period was refunded in
+// full. When the subscription stops granting its tier, what is left of its allowance ends with it
+// (endAllowance).
 func (s *Service) syncTier(ctx context.Context, tx *gorm.DB, r synced) error {
 	free, tier := s.tiers.Free().Name, r.tier.Name
-	if r.sub.Status == "canceled" {
+	switch r.sub.Status {
+	case "canceled":
 		if p := r.sub.CurrentBillingPeriod; p != nil && p.EndsAt.After(s.now()) {
 			return nil // access continues until period end; the expiry job downgrades then
 		}
 		tier = free
+	case "paused":
+		tier = free // a paused subscription is not paid for: free until subscription.resumed
 	}
-	var revoked bool
-	if err := tx.WithContext(ctx).Raw(`SELECT access_revoked_at IS NOT NULL FROM subscriptions
-		WHERE paddle_subscription_id = ?`, r.sub.ID).Row().Scan(&revoked); err != nil {
+	revoked, err := accessRevoked(ctx, tx, r.sub.ID)
+	if err != nil {
 		return fmt.Errorf("sync tier: %w", err)
 	}
 	if revoked {
 		tier = free
+	}
+	if tier == free {
+		if err := s.endAllowance(ctx, tx, r.userID, r.sub.ID, r.tier.Name, "subscription "+r.sub.Status); err != nil {
+			return err
+		}
 	}
 	return setTier(ctx, tx, r.userID, r.sub.ID, tier, free)
 }
@@ -245,12 +254,13 @@ func setTier(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub, tier
 	return err
 }
 
-// otherLiveSubscription reports whether the user has a subscription besides exceptSub that grants access.
+// otherLiveSubscription reports whether the user has a subscription besides exceptSub that grants a paid
+// tier (AccessStatuses).
 func otherLiveSubscription(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub string) (bool, error) {
 	var other bool
 	err := tx.WithContext(ctx).Raw(`SELECT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = ?
 		AND paddle_subscription_id <> ? AND status IN ? AND access_revoked_at IS NULL)`,
-		userID, exceptSub, LiveStatuses).Row().Scan(&other)
+		userID, exceptSub, AccessStatuses).Row().Scan(&other)
 	if err != nil {
 		return false, fmt.Errorf("find other live subscriptions: %w", err)
 	}

@@ -28,6 +28,8 @@ type Tier struct {
 	CreditsPerSeat bool
 	// RateLimitPerMinute is the tier's API budget per user; 0 leaves the service-wide RATE_LIMIT_PER_MINUTE.
 	RateLimitPerMinute int
+	// Rollover is what the monthly allowance does at the end of its month.
+	Rollover Rollover
 }
 
 // Allowance is the tier's monthly credits for a tiered item of quantity seats: MonthlyCredits, times the
@@ -62,6 +64,8 @@ type Tiers struct {
 	byPrice  map[string]Tier
 	prices   map[string]Price
 	free     Tier
+	packs    map[string]Pack
+	packList []Pack
 	warnings []string
 }
 

@@ -21,9 +21,10 @@ type tierDoc struct {
 	SignupCredits  int                  `yaml:"signup_credits"`
 	MonthlyCredits *int                 `yaml:"monthly_credits"`
 	// PeriodCredits is the deprecated name of MonthlyCredits, still read (with a warning).
-	PeriodCredits      *int `yaml:"period_credits"`
-	CreditsPerSeat     bool `yaml:"credits_per_seat"`
-	RateLimitPerMinute int  `yaml:"rate_limit_per_minute"`
+	PeriodCredits      *int     `yaml:"period_credits"`
+	CreditsPerSeat     bool     `yaml:"credits_per_seat"`
+	RateLimitPerMinute int      `yaml:"rate_limit_per_minute"`
+	Rollover           *rawNode `yaml:"rollover"`
 }
 
 // priceDoc is one entry of a tier's prices; every field is optional, but an amount needs its currency and
@@ -48,7 +49,8 @@ var (
 // and the field.
 func ParseTiers(data []byte) (*Tiers, error) {
 	var doc struct {
-		Tiers []tierDoc `yaml:"tiers"`
+		Tiers       []tierDoc `yaml:"tiers"`
+		CreditPacks []packDoc `yaml:"credit_packs"`
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	// A misspelt key (monthly_credit) would otherwise grant nothing, silently.
@@ -56,7 +58,7 @@ func ParseTiers(data []byte) (*Tiers, error) {
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("tiers: %w", err)
 	}
-	t := &Tiers{byName: map[string]Tier{}, byPrice: map[string]Tier{}, prices: map[string]Price{}}
+	t := &Tiers{byName: map[string]Tier{}, byPrice: map[string]Tier{}, prices: map[string]Price{}, packs: map[string]Pack{}}
 	frees := 0
 	for rank, d := range doc.Tiers {
 		tier, warnings, err := d.tier(rank)
@@ -80,6 +82,20 @@ func ParseTiers(data []byte) (*Tiers, error) {
 			t.byPrice[id] = tier
 			t.prices[id] = d.price(id, tier.Name)
 		}
+	}
+	for i, d := range doc.CreditPacks {
+		p, err := d.pack(i + 1)
+		if err != nil {
+			return nil, fmt.Errorf("tiers: %w", err)
+		}
+		if tier, dup := t.byPrice[p.PriceID]; dup {
+			return nil, fmt.Errorf("tiers: credit_packs.%s: the price is %s's plan; a pack needs a one-time price of its own", p.PriceID, tier.Name)
+		}
+		if _, dup := t.packs[p.PriceID]; dup {
+			return nil, fmt.Errorf("tiers: credit_packs.%s: listed twice", p.PriceID)
+		}
+		t.packs[p.PriceID] = p
+		t.packList = append(t.packList, p)
 	}
 	if frees != 1 {
 		return nil, fmt.Errorf("tiers: want exactly one tier without prices (the free tier), have %d", frees)
@@ -112,8 +128,14 @@ func (d tierDoc) tier(rank int) (Tier, []string, error) {
 		warnings = append(warnings, fmt.Sprintf("tiers: %s: period_credits is deprecated, rename it to monthly_credits; "+
 			"it is granted every month now, on yearly plans too", d.Name))
 	}
+	var err error
 	tier := Tier{Name: d.Name, Rank: rank, SignupCredits: d.SignupCredits, CreditsPerSeat: d.CreditsPerSeat,
 		RateLimitPerMinute: d.RateLimitPerMinute}
+	if d.Rollover != nil {
+		if tier.Rollover, err = parseRollover(&d.Rollover.Node); err != nil {
+			return Tier{}, nil, fmt.Errorf("%s: rollover: %w", d.Name, err)
+		}
+	}
 	if monthly != nil {
 		if *monthly < 0 || *monthly > math.MaxInt32 {
 			return Tier{}, nil, fmt.Errorf("%s: monthly_credits: want 0..%d", d.Name, math.MaxInt32)

@@ -1,7 +1,9 @@
 package billing
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -78,6 +80,37 @@ func TestPeriodCreditsIsDeprecatedButRead(t *testing.T) {
 	require.ErrorContains(t, err, "pro: set monthly_credits only")
 }
 
+// The rollover and credit pack keys: each spelling the file accepts, and what it means.
+func TestTiersRolloverAndPacks(t *testing.T) {
+	t.Parallel()
+	tiers, err := ParseTiers([]byte(`tiers:
+  - name: free
+  - name: a
+    paddle_price_ids: [pa]
+  - name: b
+    paddle_price_ids: [pb]
+    rollover: none
+  - name: c
+    paddle_price_ids: [pc]
+    rollover: all
+  - name: d
+    paddle_price_ids: [pd]
+    rollover: {max: 250}
+credit_packs:
+  - {price_id: p500, credits: 500, expires_in: 8760h}
+  - {price_id: p100, credits: 100}
+`))
+	require.NoError(t, err)
+	for name, want := range map[string]Rollover{"a": {}, "b": {Expires: true}, "c": {Expires: true, Max: math.MaxInt32},
+		"d": {Expires: true, Max: 250}} {
+		tier, _ := tiers.ByName(name)
+		require.Equal(t, want, tier.Rollover, name)
+	}
+	require.Equal(t, []Pack{{PriceID: "p500", Credits: 500, ExpiresIn: 8760 * time.Hour}, {PriceID: "p100", Credits: 100}}, tiers.Packs())
+	_, ok := tiers.Pack("pa")
+	require.False(t, ok, "a plan's price is not a pack")
+}
+
 func TestTiersValidation(t *testing.T) {
 	t.Parallel()
 	const head = "tiers:\n  - name: free\n  - name: pro\n"
@@ -100,6 +133,15 @@ func TestTiersValidation(t *testing.T) {
 		"bad currency":     {head + "    prices: {a: {amount: 1, currency: usd, interval: month}}\n", "pro: prices.a: currency"},
 		"bad interval":     {head + "    prices: {a: {amount: 1, currency: USD, interval: monthly}}\n", "pro: prices.a: interval"},
 		"not yaml":         {"tiers: [", "tiers:"},
+		"rollover word":    {head + "    paddle_price_ids: [a]\n    rollover: some\n", `pro: rollover: want none, all or {max: N}, have "some"`},
+		"rollover key":     {head + "    paddle_price_ids: [a]\n    rollover: {cap: 5}\n", "pro: rollover: want none, all or {max: N}"},
+		"rollover max":     {head + "    paddle_price_ids: [a]\n    rollover: {max: -1}\n", "pro: rollover: max: want 0.."},
+		"pack no price":    {head + "    paddle_price_ids: [a]\ncredit_packs: [{credits: 5}]\n", "credit_packs #1: price_id: required"},
+		"pack no credits":  {head + "    paddle_price_ids: [a]\ncredit_packs: [{price_id: p}]\n", "credit_packs.p: credits: want 1.."},
+		"pack is a plan":   {head + "    paddle_price_ids: [a]\ncredit_packs: [{price_id: a, credits: 5}]\n", "credit_packs.a: the price is pro's plan"},
+		"pack twice":       {head + "    paddle_price_ids: [a]\ncredit_packs: [{price_id: p, credits: 5}, {price_id: p, credits: 6}]\n", "credit_packs.p: listed twice"},
+		"pack expiry":      {head + "    paddle_price_ids: [a]\ncredit_packs: [{price_id: p, credits: 5, expires_in: 1y}]\n", `credit_packs.p: expires_in: want a positive duration`},
+		"pack misspelt":    {head + "    paddle_price_ids: [a]\ncredit_packs: [{price_id: p, credit: 5}]\n", "credit"},
 	} {
 		_, err := ParseTiers([]byte(tc.doc))
 		require.ErrorContains(t, err, tc.want, name)

@@ -13,8 +13,8 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
-// Transaction origins (Paddle's vocabulary). A renewal is the only one that grants credits: a web
-// checkout's first month is granted by subscription.created, and an update's by subscription.updated.
+// Transaction origins (Paddle's vocabulary). A web checkout's first month is granted by
+// subscription.created; a renewal grants its period's first month, an update's payment its top-up.
 const (
 	originRecurring = "subscription_recurring"
 	originUpdate    = "subscription_update"
@@ -35,10 +35,14 @@ func paysAPeriod(t transactionData) bool {
 	return false
 }
 
-// onTransactionCompleted grants the first month of a renewal's billing period (at the plan item's tier
-// and seats, wherever the plan sits among the items) and remembers which transaction paid the current
-// period (for refunds). The grant is keyed like subscription.created's, so the two can never grant one
-// month twice.
+// onTransactionCompleted grants what a completed payment paid for, and remembers which transaction paid
+// the current period (for refunds):
+//   - a renewal (origin subscription_recurring): month 0 of its billing period, topped up to the full
+//     allowance of the transaction's plan and seats; keyed like the snapshots' and the job's grants, so
+//     whichever comes first grants and the others do nothing;
+//   - an upgrade's or a seat change's payment (origin subscription_update, total above zero): the month's
+//     top-up to the new allowance, prorated by the time left in the month (upgradePaid);
+//   - a one-time purchase without a subscription: the credit packs among its items (onPackPurchase).
 func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
 	var t transactionData
 	env, err := decode(ev.Payload, &t)
@@ -46,7 +50,7 @@ func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev we
 		return err
 	}
 	if t.SubscriptionID == nil || *t.SubscriptionID == "" {
-		return s.auditTransaction(ctx, tx, ev, t, nil, 0) // a one-off purchase: nothing to grant
+		return s.onPackPurchase(ctx, tx, ev, env, t)
 	}
 	subID := *t.SubscriptionID
 	if paysAPeriod(t) {
@@ -54,7 +58,13 @@ func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev we
 			return err
 		}
 	}
-	if t.Origin != originRecurring || t.BillingPeriod == nil {
+	var g monthGrant
+	switch {
+	case t.Origin == originRecurring && t.BillingPeriod != nil:
+		g = monthGrant{period: *t.BillingPeriod, month: 0, mode: renewal}
+	case t.Origin == originUpdate && t.total() > 0:
+		g = monthGrant{mode: upgradePaid, txnID: t.ID, paidAt: env.OccurredAt}
+	default:
 		userID, _, err := userOfSubscription(ctx, tx, subID)
 		if err != nil {
 			return err
@@ -72,20 +82,55 @@ func (s *Service) onTransactionCompleted(ctx context.Context, tx *gorm.DB, ev we
 	if t.CustomerID != nil {
 		customer = *t.CustomerID
 	}
-	userID, err := s.resolveUser(ctx, tx, subID, customer, t.CustomData, plan.item.Price.ID, env.OccurredAt)
+	if g.userID, err = s.resolveUser(ctx, tx, subID, customer, t.CustomData, plan.item.Price.ID, env.OccurredAt); err != nil {
+		return err
+	}
+	g.subID, g.tier, g.quantity = subID, plan.tier, plan.quantity
+	if g.mode == upgradePaid {
+		// An upgrade's payment covers the rest of the subscription's current period: the month it falls in
+		// is the row's (the transaction's own billing_period is the prorated stretch, not a grant month).
+		row, err := lockPeriod(ctx, tx, subID)
+		if err != nil || row.revoked || row.period == nil || !env.OccurredAt.Before(row.period.EndsAt) {
+			if err == nil {
+				err = s.auditTransaction(ctx, tx, ev, t, &g.userID, 0)
+			}
+			return err
+		}
+		g.period, g.month = *row.period, monthIndex(row.period.StartsAt, env.OccurredAt)
+	} else if err := lockSubscription(ctx, tx, subID); err != nil {
+		return err
+	}
+	granted, err := s.grantMonth(ctx, tx, g)
 	if err != nil {
 		return err
 	}
-	if err := lockSubscription(ctx, tx, subID); err != nil {
-		return err
+	return s.auditTransaction(ctx, tx, ev, t, &g.userID, granted)
+}
+
+// lockedPeriod is a subscription row's current period, read under its lock.
+type lockedPeriod struct {
+	period  *period
+	revoked bool
+}
+
+// lockPeriod takes the subscription row's lock (as lockSubscription) and reads its current period.
+func lockPeriod(ctx context.Context, tx *gorm.DB, subID string) (lockedPeriod, error) {
+	var rows []struct {
+		CurrentPeriodStart, CurrentPeriodEnd *time.Time
+		Revoked                              bool
 	}
-	// Month 0 of the renewed period, at the renewal's plan and seats: the same base key as the snapshot
-	// handlers and the job, so whichever comes first grants and the others top up or do nothing.
-	granted, err := s.grantMonth(ctx, tx, userID, subID, t.BillingPeriod.StartsAt, plan.tier, plan.quantity, false)
-	if err != nil {
-		return err
+	if err := tx.WithContext(ctx).Raw(`SELECT current_period_start, current_period_end, access_revoked_at IS NOT NULL AS revoked
+		FROM subscriptions WHERE paddle_subscription_id = ? FOR UPDATE`, subID).Scan(&rows).Error; err != nil {
+		return lockedPeriod{}, fmt.Errorf("lock subscription: %w", err)
 	}
-	return s.auditTransaction(ctx, tx, ev, t, &userID, granted)
+	if len(rows) == 0 {
+		return lockedPeriod{}, fmt.Errorf("%w: %s", errSubscriptionNotYetKnown, subID)
+	}
+	out := lockedPeriod{revoked: rows[0].Revoked}
+	if r := rows[0]; r.CurrentPeriodStart != nil && r.CurrentPeriodEnd != nil {
+		out.period = &period{StartsAt: *r.CurrentPeriodStart, EndsAt: *r.CurrentPeriodEnd}
+	}
+	return out, nil
 }
 
 // errSubscriptionNotYetKnown fails a renewal that arrives before its subscription.created: its grant must
@@ -152,46 +197,60 @@ func (s *Service) auditTransaction(ctx context.Context, tx *gorm.DB, ev webhook.
 
 // onAdjustment audits refunds and chargebacks. An approved full refund (or chargeback) of the transaction
 // that paid the current period revokes access at once: the user drops to free and stays there until a
-// new period is paid, whatever later subscription snapshots say. Credits already granted stay (they may
-// be spent already; clawing back is a business decision left to the operator). Pending adjustments wait
-// for Paddle's approval.
+// new period is paid, whatever later subscription snapshots say, and what is left of the subscription's
+// allowance is written off when its tier has a rollover rule (credits already spent stay spent). An
+// approved refund or chargeback of a credit pack's transaction writes off what is unspent of the pack.
+// Pending adjustments wait for Paddle's approval.
 func (s *Service) onAdjustment(ctx context.Context, tx *gorm.DB, ev webhook.Event) error {
 	var a adjustmentData
 	if _, err := decode(ev.Payload, &a); err != nil {
 		return err
 	}
 	var userID *uuid.UUID
-	revoked := false
+	revoked, written := false, 0
+	refunded := a.Status == "approved" && (a.Action == "refund" || a.Action == "chargeback")
 	if a.SubscriptionID != nil && *a.SubscriptionID != "" {
 		var rows []struct {
 			UserID            uuid.UUID
+			Tier              string
 			LastTransactionID *string
 		}
-		if err := tx.WithContext(ctx).Raw(`SELECT user_id, last_transaction_id FROM subscriptions
+		if err := tx.WithContext(ctx).Raw(`SELECT user_id, tier, last_transaction_id FROM subscriptions
 			WHERE paddle_subscription_id = ?`, *a.SubscriptionID).Scan(&rows).Error; err != nil {
 			return fmt.Errorf("adjustment: %w", err)
 		}
 		if len(rows) == 1 {
 			userID = &rows[0].UserID
 			current := rows[0].LastTransactionID != nil && *rows[0].LastTransactionID == a.TransactionID
-			if current && a.Status == "approved" && a.Type == "full" && (a.Action == "refund" || a.Action == "chargeback") {
-				if err := s.revokeAccess(ctx, tx, rows[0].UserID, *a.SubscriptionID); err != nil {
+			if current && refunded && a.Type == "full" {
+				if err := s.revokeAccess(ctx, tx, rows[0].UserID, *a.SubscriptionID, rows[0].Tier); err != nil {
 					return err
 				}
 				revoked = true
 			}
 		}
+	} else if refunded {
+		var err error
+		if userID, written, err = s.refundPack(ctx, tx, a.TransactionID); err != nil {
+			return err
+		}
+	}
+	details := map[string]any{"event_id": ev.ID, "action": a.Action, "status": a.Status, "type": a.Type,
+		"transaction_id": a.TransactionID, "access_revoked": revoked}
+	if written > 0 {
+		details["credits_written_off"] = written
 	}
 	return audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorPaddle, Action: ev.Type, UserID: userID,
-		ResourceType: "adjustment", ResourceID: a.ID,
-		Details: map[string]any{"event_id": ev.ID, "action": a.Action, "status": a.Status, "type": a.Type,
-			"transaction_id": a.TransactionID, "access_revoked": revoked}})
+		ResourceType: "adjustment", ResourceID: a.ID, Details: details})
 }
 
-func (s *Service) revokeAccess(ctx context.Context, tx *gorm.DB, userID uuid.UUID, subID string) error {
+func (s *Service) revokeAccess(ctx context.Context, tx *gorm.DB, userID uuid.UUID, subID, tier string) error {
 	if err := tx.WithContext(ctx).Exec(`UPDATE subscriptions SET access_revoked_at = now(), updated_at = now()
 		WHERE paddle_subscription_id = ?`, subID).Error; err != nil {
 		return fmt.Errorf("revoke access: %w", err)
+	}
+	if err := s.endAllowance(ctx, tx, userID, subID, tier, "subscription period refunded"); err != nil {
+		return err
 	}
 	return setTier(ctx, tx, userID, subID, s.tiers.Free().Name, s.tiers.Free().Name)
 }

@@ -4,7 +4,7 @@
 // maintained in the same transaction as each movement and checked by Verify: the user's balance row
 // (credit_balances, which is also the per-user lock), the buckets grants create (credit_buckets: amount,
 // remaining, expiry, priority, category) and which buckets each movement took from or gave to
-// (credit_allocations). docs/credits.md has the model, the burn order and the statements.
+// (credit_allocations). docs/billing.md (*Credits*) has the model and the burn order.
 package credits
 
 import (
@@ -48,7 +48,7 @@ const (
 )
 
 // Bucket categories. A spend burns promotional before allowance before purchased at equal priority and
-// expiry (docs/credits.md, burn order).
+// expiry (docs/billing.md, *Buckets and the burn order*).
 const (
 	// CategoryAllowance is a subscription's monthly credits; it follows the tier's rollover rule.
 	CategoryAllowance = "allowance"
@@ -56,8 +56,8 @@ const (
 	CategoryPurchased = "purchased"
 	// CategoryPromotional is given: the sign-up grant, an operator's grant.
 	CategoryPromotional = "promotional"
-	// categoryDebt holds what a recharge could not cover (remaining <= 0); one per user.
-	categoryDebt = "debt"
+	// CategoryDebt holds what a recharge could not cover (remaining <= 0); one per user. No grant names it.
+	CategoryDebt = "debt"
 )
 
 // Priorities of buckets: lower burns first.

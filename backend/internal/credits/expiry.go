@@ -135,53 +135,79 @@ func (s *Service) ExpireSource(ctx context.Context, userID uuid.UUID, category, 
 	return credits, nil
 }
 
-// Rollover says what a subscription's unspent allowance does when the next month's is granted.
-type Rollover struct {
-	// All keeps every unspent credit (the allowance never expires); otherwise at most Max carry over
-	// (Max 0: none, each month's allowance expires when the next one is granted).
-	All bool
-	Max int
+// endingSQL lists the user's allowance buckets of source that end at the boundary and still hold credits.
+const endingSQL = `SELECT coalesce(array_agg(id::text), '{}') FROM credit_buckets
+ WHERE user_id = $1 AND category = 'allowance' AND source = $2 AND expires_at = $3 AND remaining > 0`
+
+// leftAtEndSQL is what the user's allowance buckets of source ending at the boundary held when they were
+// written off: their expire movements, whoever wrote them (the expiry job, a spend, CarryOver itself).
+const leftAtEndSQL = `SELECT coalesce(sum(-t.delta), 0) FROM credit_buckets b
+  JOIN credit_transactions t ON t.user_id = b.user_id AND t.kind = 'expire' AND t.job_id = 'expire:' || b.id
+ WHERE b.user_id = $1 AND b.category = 'allowance' AND b.source = $2 AND b.expires_at = $3`
+
+// Carry is the rollover of one month boundary of a subscription's allowance: the buckets of Source that
+// expire at Boundary (the month that ends there) carry at most Max of what they held into a new allowance
+// bucket under Key that expires at ExpiresAt (the end of the month that starts at Boundary), so carried
+// credits roll on the same way. Max 0 carries nothing.
+type Carry struct {
+	UserID    uuid.UUID
+	Source    string
+	Boundary  time.Time
+	Max       int
+	Key       string
+	ExpiresAt *time.Time
 }
 
-// RollOver applies r to the allowance left from source (a subscription) before the next month's grant:
-// with All nothing changes; otherwise every earlier allowance bucket of source expires and, if Max > 0,
-// at most Max of what was left carries into a new allowance bucket under key (kind rollover), which rolls
-// the same way next month. It returns what carried over and what expired.
-func (s *Service) RollOver(ctx context.Context, userID uuid.UUID, source string, r Rollover, key string) (carried, expired int, err error) {
-	if r.All {
-		return 0, 0, nil
+// CarryOver ends the month at c.Boundary for the allowance of c.Source and carries what is allowed: it
+// writes off what those buckets still hold (at once, whatever the clock says: the month is over once the
+// next one is granted), then grants min(Max, what they held at their end) as a rollover movement. The
+// amount is the same whether the expiry job, a spend or this call wrote them off, since nothing can be
+// spent from a bucket past its expiry. A repeated Key carries nothing more. It returns what it carried.
+func (s *Service) CarryOver(ctx context.Context, c Carry) (int, error) {
+	if err := validJobID(c.Key); err != nil {
+		return 0, wrap("carry over credits", err)
 	}
-	if err := validJobID(key); err != nil {
-		return 0, 0, wrap("roll over credits", err)
-	}
-	err = s.inTx(ctx, func(tx *gorm.DB) error {
-		st, err := lockBalance(tx, userID)
+	boundary := c.Boundary.UTC().Truncate(time.Microsecond)
+	carried := 0
+	err := s.inTx(ctx, func(tx *gorm.DB) error {
+		st, err := lockBalance(tx, c.UserID)
 		if err != nil || !st.exists {
 			return err
 		}
 		now := s.now()
 		var ids []string
-		var left int
-		if err := db.QueryRow(tx.Statement.Context, tx, sourceBucketsSQL, []any{userID, CategoryAllowance, source}, &ids, &left); err != nil {
+		if err := db.QueryRow(tx.Statement.Context, tx, endingSQL, []any{c.UserID, c.Source, boundary}, &ids); err != nil {
 			return translate(tx, err)
 		}
-		// Settle any debt first (expireBuckets does), so what carries over is what the user really has.
-		if _, expired, err = expireBuckets(tx, []uuid.UUID{userID}, parseUUIDs(ids), "allowance of the month before", now); err != nil {
+		if _, _, err := expireBuckets(tx, []uuid.UUID{c.UserID}, parseUUIDs(ids), "allowance month ended", now); err != nil {
 			return err
 		}
-		if carried = min(expired, r.Max); carried <= 0 {
+		if c.Max <= 0 {
+			return nil
+		}
+		var left int
+		if err := db.QueryRow(tx.Statement.Context, tx, leftAtEndSQL, []any{c.UserID, c.Source, boundary}, &left); err != nil {
+			return translate(tx, err)
+		}
+		if carried = min(left, c.Max); carried <= 0 {
 			carried = 0
 			return nil
 		}
-		g := GrantSpec{UserID: userID, Amount: carried, Key: key, Reason: "rollover", Category: CategoryAllowance,
-			Priority: DefaultPriority, Source: source}
-		_, _, err = s.grantTx(tx, g, KindRollover)
+		g := GrantSpec{UserID: c.UserID, Amount: carried, Key: c.Key, Reason: "rollover", Category: CategoryAllowance,
+			Priority: DefaultPriority, Source: c.Source, ExpiresAt: c.ExpiresAt}
+		if err := s.validGrant(&g); err != nil {
+			return err
+		}
+		m, created, err := s.grantTx(tx, g, KindRollover)
+		if err == nil && !created {
+			carried = m.Delta // carried before, by the same key
+		}
 		return err
 	})
 	if err != nil {
-		return 0, 0, wrap("roll over credits", err)
+		return 0, wrap("carry over credits", err)
 	}
-	return carried, expired, nil
+	return carried, nil
 }
 
 // parseUUIDs turns the database's uuid text back into ids.
@@ -193,4 +219,16 @@ func parseUUIDs(ss []string) []uuid.UUID {
 		}
 	}
 	return out
+}
+
+// SourceUsers lists the users who hold buckets of category from source (a pack's transaction belongs to
+// one user; the list form lets the caller see anything else).
+func (s *Service) SourceUsers(ctx context.Context, category, source string) ([]uuid.UUID, error) {
+	var ids []string
+	err := db.QueryRow(ctx, s.db.WithContext(ctx), `SELECT coalesce(array_agg(DISTINCT user_id::text), '{}') FROM credit_buckets
+		WHERE source = $1 AND source <> '' AND category = $2`, []any{source, category}, &ids)
+	if err != nil {
+		return nil, wrap("bucket owners", translate(s.db, err))
+	}
+	return parseUUIDs(ids), nil
 }

@@ -114,39 +114,52 @@ func TestRefundReturnsCreditsWhereTheyCameFrom(t *testing.T) {
 	mustVerify(t, d)
 }
 
-// Rollover at the next month's grant: none expires the allowance, a cap carries at most that much, all
-// keeps everything; purchased and promotional credits are never touched.
-func TestRolloverOfTheAllowance(t *testing.T) {
+// Rollover at a month boundary: the month's allowance ends there; none carries nothing, a cap carries at
+// most that much, and the carry rolls on the same way. Purchased credits are never touched. The carry is
+// the same whether the expiry job wrote the month off first or CarryOver did.
+func TestCarryOverOfTheAllowance(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name             string
-		rule             credits.Rollover
-		carried, expired int
-		after            int
+		name     string
+		max      int
+		jobFirst bool
+		carried  int
+		after    int
 	}{
-		{"none", credits.Rollover{}, 0, 600, 1000 + 50},
-		{"max 250", credits.Rollover{Max: 250}, 250, 600, 1000 + 250 + 50},
-		{"max 1000", credits.Rollover{Max: 1000}, 600, 600, 1000 + 600 + 50},
-		{"all", credits.Rollover{All: true}, 0, 0, 1000 + 600 + 50},
+		{"none", 0, false, 0, 1000 + 50},
+		{"max 250", 250, false, 250, 1000 + 250 + 50},
+		{"max 1000", 1000, false, 600, 1000 + 600 + 50},
+		{"max 250, the expiry job first", 250, true, 250, 1000 + 250 + 50},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			svc, d := setup(t)
 			ctx := context.Background()
 			user := newUser(t, svc, d, 0)
+			m1 := time.Now().UTC().Truncate(time.Second).Add(-time.Hour)
+			m2 := m1.Add(30 * time.Minute) // the boundary between two (short) months, already passed
+			m3 := m2.Add(24 * time.Hour)
 			_, _, err := svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1000, Key: "grant:sub_1:m1",
-				Category: credits.CategoryAllowance, Source: "sub_1"})
+				Category: credits.CategoryAllowance, Source: "sub_1", ExpiresAt: &m2})
 			require.NoError(t, err)
 			grant(t, svc, user, 50, "pack", credits.CategoryPurchased, nil, 0)
-			_, _, _, err = svc.Charge(ctx, user, 400, "c1", "")
+			// 400 spent in month 1 (before its end: the test's clock says so).
+			_, _, _, err = svc.At(m1.Add(time.Minute)).Charge(ctx, user, 400, "c1", "")
 			require.NoError(t, err)
-
-			carried, expired, err := svc.RollOver(ctx, user, "sub_1", tc.rule, "rollover:sub_1:m2")
+			if tc.jobFirst {
+				rep, err := svc.ExpireDue(ctx, time.Now())
+				require.NoError(t, err)
+				require.Equal(t, 600, rep.Credits)
+			}
+			c := credits.Carry{UserID: user, Source: "sub_1", Boundary: m2, Max: tc.max, Key: "rollover:sub_1:m2", ExpiresAt: &m3}
+			carried, err := svc.CarryOver(ctx, c)
 			require.NoError(t, err)
 			require.Equal(t, tc.carried, carried)
-			require.Equal(t, tc.expired, expired)
+			again, err := svc.CarryOver(ctx, c)
+			require.NoError(t, err)
+			require.Equal(t, tc.carried, again, "a repeated key carries nothing more")
 			_, _, err = svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1000, Key: "grant:sub_1:m2",
-				Category: credits.CategoryAllowance, Source: "sub_1"})
+				Category: credits.CategoryAllowance, Source: "sub_1", ExpiresAt: &m3})
 			require.NoError(t, err)
 			require.Equal(t, tc.after, balance(t, svc, user))
 			mustVerify(t, d)

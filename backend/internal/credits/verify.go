@@ -10,7 +10,7 @@ import (
 
 // The ledger's checks: every piece of derived state recomputed from the movements and allocations it is
 // derived from. Each query returns (subject, detail) rows, one per difference; `fabrica verify ledger`
-// runs them (docs/credits.md lists them).
+// runs them.
 var ledgerChecks = []struct{ name, doc, query string }{
 	{"ledger.balance_is_sum_of_movements", "each user's balance row equals the sum of their movements",
 		`SELECT coalesce(m.user_id, b.user_id)::text AS subject,

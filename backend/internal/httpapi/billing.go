@@ -25,6 +25,7 @@ var billingErrors = []sentinel{
 	{billing.ErrNotPaused, http.StatusConflict, "not_paused", "the subscription is not paused"},
 	{billing.ErrNoPaddleAPI, http.StatusServiceUnavailable, "unavailable", "billing management is not configured"},
 	{billing.ErrEmailUnverified, http.StatusConflict, "email_unverified", "verify your email address first"},
+	{billing.ErrUnknownPack, http.StatusUnprocessableEntity, "unknown_pack", "pack is not one of the credit packs"},
 	{account.ErrCustomerTaken, http.StatusConflict, "customer_conflict", "this billing account belongs to another user"},
 	{paddleapi.ErrConflict, http.StatusConflict, "paddle_conflict", "paddle refused the change in the subscription's current state"},
 	{paddleapi.ErrNotFound, http.StatusConflict, "paddle_conflict", "paddle does not know this subscription"},
@@ -41,7 +42,12 @@ type checkoutRequest struct {
 	Tier string `json:"tier"`
 	// PriceID picks one of the tier's prices (monthly or yearly); omitted, the tier's first.
 	PriceID string `json:"price_id"`
+	// Pack is a credit pack's price id: a one-time purchase instead of a tier.
+	Pack string `json:"pack"`
 }
+
+// errTierOrPack refuses a checkout that names both a tier and a pack, or neither.
+var errTierOrPack = NewError(http.StatusUnprocessableEntity, "validation_failed", "name either a tier (with an optional price_id) or a pack")
 
 type checkoutResponse struct {
 	PaddlePriceID string            `json:"paddle_price_id"`
@@ -55,7 +61,16 @@ func (h *billingHandler) checkout(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.billing.Checkout(c.Request().Context(), actorOf(c), req.Tier, req.PriceID)
+	var out billing.CheckoutData
+	var err error
+	switch {
+	case (req.Tier == "") == (req.Pack == "") || (req.Pack != "" && req.PriceID != ""):
+		return errTierOrPack
+	case req.Pack != "":
+		out, err = h.billing.CheckoutPack(c.Request().Context(), actorOf(c), req.Pack)
+	default:
+		out, err = h.billing.Checkout(c.Request().Context(), actorOf(c), req.Tier, req.PriceID)
+	}
 	if err != nil {
 		return err
 	}
@@ -163,9 +178,26 @@ type movementView struct {
 }
 
 type creditsResponse struct {
-	Balance    int            `json:"balance"`
+	Balance int `json:"balance"`
+	// Buckets are where the balance sits, in burn order: what a spend takes first comes first.
+	Buckets    []bucketView   `json:"buckets"`
 	Items      []movementView `json:"items"`
 	NextCursor string         `json:"next_cursor,omitempty"`
+}
+
+type bucketView struct {
+	ID        uuid.UUID  `json:"id"`
+	Category  string     `json:"category"`
+	Priority  int        `json:"priority"`
+	Amount    int        `json:"amount"`
+	Remaining int        `json:"remaining"`
+	ExpiresAt *time.Time `json:"expires_at"`
+	CreatedAt time.Time  `json:"created_at"`
+}
+
+func toBucketView(b credits.Bucket) bucketView {
+	return bucketView{ID: b.ID, Category: b.Category, Priority: b.Priority, Amount: b.Amount, Remaining: b.Remaining,
+		ExpiresAt: b.ExpiresAt, CreatedAt: b.CreatedAt}
 }
 
 func (h *billingHandler) credits(c echo.Context) error {
@@ -183,5 +215,16 @@ func (h *billingHandler) credits(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, creditsResponse{Balance: balance, NextCursor: next, Items: toPage(items, "", toMovementView).Items})
+	buckets, err := h.ledger.Buckets(ctx, u.ID, false)
+	if err != nil {
+		return err
+	}
+	views := make([]bucketView, 0, len(buckets))
+	for _, b := range buckets {
+		if !b.Expired(time.Now()) {
+			views = append(views, toBucketView(b))
+		}
+	}
+	return c.JSON(http.StatusOK, creditsResponse{Balance: balance, Buckets: views, NextCursor: next,
+		Items: toPage(items, "", toMovementView).Items})
 }

@@ -26,10 +26,12 @@ func (c *Client) CancelSubscription(ctx context.Context, subscriptionID string, 
 	})
 }
 
-// ChangeItems replaces the subscription's recurring items with items (price id -> quantity), prorated
-// onto the next bill. Paddle's items is the full new list, not a delta: an item left out is removed, so
-// the caller sends the add-ons it keeps with the new plan.
-func (c *Client) ChangeItems(ctx context.Context, subscriptionID string, items map[string]int) error {
+// ChangeItems replaces the subscription's recurring items with items (price id -> quantity). Paddle's
+// items is the full new list, not a delta: an item left out is removed, so the caller sends the add-ons it
+// keeps with the new plan. An upgrade is billed now, prorated (prorated_immediately), and Paddle keeps the
+// old items if that payment fails (on_payment_failure: prevent_change), so a higher tier is never held
+// unpaid; anything else is changed without a charge or a credit (do_not_bill).
+func (c *Client) ChangeItems(ctx context.Context, subscriptionID string, items map[string]int, upgrade bool) error {
 	prices := slices.Sorted(maps.Keys(items)) // a stable request body
 	list := make([]paddle.UpdateSubscriptionItems, 0, len(prices))
 	for _, p := range prices {
@@ -37,12 +39,14 @@ func (c *Client) ChangeItems(ctx context.Context, subscriptionID string, items m
 			&paddle.SubscriptionUpdateItemFromCatalog{PriceID: p, Quantity: items[p]}))
 	}
 	return c.act(ctx, "change items", func(ctx context.Context) error {
-		_, err := c.sdk.UpdateSubscription(ctx, &paddle.UpdateSubscriptionRequest{
-			SubscriptionID: subscriptionID,
-			// Proration is mandatory when items change.
-			Items:                paddle.NewPatchField(list),
-			ProrationBillingMode: paddle.NewPatchField(paddle.ProrationBillingModeProratedNextBillingPeriod),
-		})
+		// Proration is mandatory when items change.
+		req := &paddle.UpdateSubscriptionRequest{SubscriptionID: subscriptionID, Items: paddle.NewPatchField(list),
+			ProrationBillingMode: paddle.NewPatchField(paddle.ProrationBillingModeDoNotBill)}
+		if upgrade {
+			req.ProrationBillingMode = paddle.NewPatchField(paddle.ProrationBillingModeProratedImmediately)
+			req.OnPaymentFailure = paddle.NewPatchField(paddle.SubscriptionOnPaymentFailurePreventChange)
+		}
+		_, err := c.sdk.UpdateSubscription(ctx, req)
 		return err
 	})
 }

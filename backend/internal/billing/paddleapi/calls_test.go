@@ -60,12 +60,20 @@ func TestCallsSendPaddleRequests(t *testing.T) {
 			wantBody: `{"effective_from":"immediately"}`,
 		},
 		{
-			name: "change items",
+			name: "change items: an upgrade is charged now, or not at all",
 			call: func(ctx context.Context, c *Client) error {
-				return c.ChangeItems(ctx, "sub_01", map[string]int{"pri_team": 10, "pri_addon": 2})
+				return c.ChangeItems(ctx, "sub_01", map[string]int{"pri_team": 10, "pri_addon": 2}, true)
 			},
 			wantMethod: http.MethodPatch, wantPath: "/subscriptions/sub_01",
-			wantBody: `{"items":[{"price_id":"pri_addon","quantity":2},{"price_id":"pri_team","quantity":10}],"proration_billing_mode":"prorated_next_billing_period"}`,
+			wantBody: `{"items":[{"price_id":"pri_addon","quantity":2},{"price_id":"pri_team","quantity":10}],"proration_billing_mode":"prorated_immediately","on_payment_failure":"prevent_change"}`,
+		},
+		{
+			name: "change items: a downgrade bills nothing and credits nothing",
+			call: func(ctx context.Context, c *Client) error {
+				return c.ChangeItems(ctx, "sub_01", map[string]int{"pri_pro": 1}, false)
+			},
+			wantMethod: http.MethodPatch, wantPath: "/subscriptions/sub_01",
+			wantBody: `{"items":[{"price_id":"pri_pro","quantity":1}],"proration_billing_mode":"do_not_bill"}`,
 		},
 		{
 			name:       "resume",

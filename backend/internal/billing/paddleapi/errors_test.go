@@ -53,7 +53,7 @@ func TestErrorsNeverContainAPIKey(t *testing.T) {
 	// A worst case: a proxy that echoes the credential back in its detail.
 	c, _, _ := setup(t, Config{}, reply{status: http.StatusUnauthorized, body: paddleError("invalid_token", "bad token Bearer "+testKey)})
 
-	err := c.ChangeItems(t.Context(), "sub_01", map[string]int{"pri_pro": 1})
+	err := c.ChangeItems(t.Context(), "sub_01", map[string]int{"pri_pro": 1}, true)
 
 	require.ErrorIs(t, err, ErrRejected)
 	require.NotContains(t, err.Error(), testKey)

@@ -16,7 +16,7 @@ func TestRetriesThenSucceeds(t *testing.T) {
 		reply{status: 503, body: unavailable},
 		reply{status: 200, body: subscriptionOK})
 
-	require.NoError(t, c.ChangeItems(t.Context(), "sub_01", map[string]int{"pri_pro": 1}))
+	require.NoError(t, c.ChangeItems(t.Context(), "sub_01", map[string]int{"pri_pro": 1}, true))
 
 	got := fake.requests()
 	require.Len(t, got, 3)
