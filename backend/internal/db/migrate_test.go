@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
+	"github.com/fabrica-saas/fabrica/backend/internal/verify"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -208,4 +210,63 @@ func TestArchiveMigrationKeepsRowsAcrossPartitions(t *testing.T) {
 	var back int
 	require.NoError(t, d.Gorm.Raw(`SELECT count(*) FROM webhook_events`).Scan(&back).Error)
 	require.Equal(t, 4, back)
+}
+
+// The bucket ledger (00021) carries an existing ledger over: each grant becomes a bucket (a subscription
+// month's an allowance, the rest promotional), what was consumed since is taken from them in burn order,
+// a balance below zero becomes debt, and every ledger check holds right after.
+func TestLedgerMigrationCarriesExistingLedgersOver(t *testing.T) {
+	t.Parallel()
+	d := pgtest.New(t)
+	ctx := context.Background()
+	m, err := db.NewMigrator(d.SQL(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	_, err = m.DownTo(ctx, 20)
+	require.NoError(t, err)
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO users (clerk_user_id) VALUES ('user_a'), ('user_b'), ('user_c')`).Error)
+	require.NoError(t, d.Gorm.Exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, expires_at, created_at)
+		SELECT u.id, v.delta, v.kind, v.job_id, CASE WHEN v.kind = 'deduct' THEN now() END, v.at::timestamptz
+		  FROM (VALUES
+		    ('user_a', 25, 'grant', 'signup:user_a', '2026-01-01'),
+		    ('user_a', 1000, 'grant', 'grant:sub_a:2026-01-01T00:00:00Z', '2026-01-02'),
+		    ('user_a', -100, 'deduct', 'job-1', '2026-01-03'),
+		    ('user_a', -40, 'deduct', 'job-2', '2026-01-04'),
+		    ('user_a', 40, 'refund', 'job-2', '2026-01-05'),
+		    ('user_b', 25, 'grant', 'signup:user_b', '2026-01-01'),
+		    ('user_b', -10, 'deduct', 'job-1', '2026-01-02'),
+		    ('user_b', 10, 'reconciler_refund', 'job-1', '2026-01-03'),
+		    ('user_b', -30, 'deduct', 'job-2', '2026-01-04'),
+		    ('user_b', -10, 'recharge', 'job-1', '2026-01-05')
+		  ) AS v(clerk, delta, kind, job_id, at) JOIN users u ON u.clerk_user_id = v.clerk`).Error)
+
+	_, err = m.Up(ctx)
+	require.NoError(t, err)
+	var rows []struct {
+		Clerk     string
+		Balance   int
+		Category  string
+		Remaining int
+	}
+	require.NoError(t, d.Gorm.Raw(`SELECT u.clerk_user_id AS clerk, c.balance, b.category, b.remaining
+		FROM users u JOIN credit_balances c ON c.user_id = u.id JOIN credit_buckets b ON b.user_id = u.id
+		ORDER BY 1, 3`).Scan(&rows).Error)
+	require.Equal(t, []struct {
+		Clerk     string
+		Balance   int
+		Category  string
+		Remaining int
+	}{
+		// user_a consumed 100: the promotional 25 first, then 75 of the allowance.
+		{"user_a", 925, "allowance", 925}, {"user_a", 925, "promotional", 0},
+		// user_b consumed 40 of 25: the rest is debt.
+		{"user_b", -15, "debt", -15}, {"user_b", -15, "promotional", 0},
+	}, rows)
+	var balances int
+	require.NoError(t, d.Gorm.Raw(`SELECT count(*) FROM credit_balances`).Scan(&balances).Error)
+	require.Equal(t, 2, balances, "user_c has no movement, so no balance row")
+	rep, err := verify.Run(ctx, d.Gorm, credits.Checks(), verify.Scope{})
+	require.NoError(t, err)
+	for _, r := range rep.Results {
+		require.Empty(t, r.Violations, r.Check.Name)
+	}
 }
