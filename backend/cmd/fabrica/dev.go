@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
@@ -15,19 +16,18 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/trigger"
 )
 
-// toolConfig loads the configuration the way the server does, for a command that talks to one.
-func toolConfig(env *environment) (config.Config, error) {
-	return config.LoadForTool(env.getenv, ".env")
-}
-
-// devToolConfig is toolConfig for a development-only command, which refuses any other environment: only
-// development trusts the dev key's sessions, and only development wants demo data. why says what else.
+// devToolConfig loads the configuration for a development tool (`dev token`, `seed`), which refuses any
+// other environment before it reads a secret: only development trusts the dev key's sessions, and only
+// development wants demo data. The process environment itself must say APP_ENV=development (an unset
+// APP_ENV is production, and a .env file cannot say it for the process). why says what else.
 func devToolConfig(env *environment, command, why string) (config.Config, error) {
-	cfg, err := toolConfig(env)
-	if err == nil && cfg.Env != config.EnvDevelopment {
-		err = fmt.Errorf("%s: only in development (APP_ENV=%s); %s", command, cfg.Env, why)
+	if e := strings.TrimSpace(env.getenv("APP_ENV")); e != config.EnvDevelopment {
+		if e == "" {
+			e = "unset, which is production"
+		}
+		return config.Config{}, fmt.Errorf("%s: only in development: set APP_ENV=development (APP_ENV is %s); %s", command, e, why)
 	}
-	return cfg, err
+	return config.LoadForTool(env.getenv, ".env")
 }
 
 // serverURL is a command's --url, else the local server on PORT.
@@ -105,7 +105,7 @@ func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	if err := fs.Parse(args[2:]); err != nil {
 		return err
 	}
-	cfg, err := toolConfig(env)
+	cfg, err := config.LoadForTool(env.getenv, ".env")
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +12,7 @@ import (
 func TestDevTokenPrintsOnlyTheToken(t *testing.T) {
 	t.Parallel()
 	key := filepath.Join(t.TempDir(), "dev-session-key.pem")
-	out, _, err := runWith(t, map[string]string{"DEV_SESSION_KEY_FILE": key}, "dev", "token", "--admin", "--ttl", "10m")
+	out, _, err := runWith(t, map[string]string{"DEV_SESSION_KEY_FILE": key, "APP_ENV": "development"}, "dev", "token", "--admin", "--ttl", "10m")
 	require.NoError(t, err)
 	tok := strings.TrimSpace(out)
 	require.Equal(t, tok+"\n", out, "the token alone on stdout")
@@ -21,9 +22,21 @@ func TestDevTokenPrintsOnlyTheToken(t *testing.T) {
 	require.Error(t, err, "never outside development")
 }
 
+// A development tool run where the process environment does not say APP_ENV=development refuses, naming
+// the variable: an unset APP_ENV is production for the tools as for the server, and a .env file that says
+// development (a copied .env.example) is not read for it.
+func TestDevToolsNeedDevelopmentInTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir) // the tools read ./.env
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".env"), []byte("APP_ENV=development\n"), 0o600))
+	key := filepath.Join(dir, "dev-session-key.pem")
+	_, _, err := runWith(t, map[string]string{"DEV_SESSION_KEY_FILE": key}, "dev", "token")
+	require.ErrorContains(t, err, "set APP_ENV=development (APP_ENV is unset, which is production)")
+	require.NoFileExists(t, key)
+}
+
 // fabrica seed writes demo users through dev sessions: outside development it refuses before it signs or
-// sends anything (the URL is one nothing listens on). Staging and production without their secrets are
-// refused by the configuration already; test is refused by seed itself.
+// sends anything (the URL is one nothing listens on), and before it loads the configuration.
 func TestSeedIsDevelopmentOnly(t *testing.T) {
 	t.Parallel()
 	key := filepath.Join(t.TempDir(), "dev-session-key.pem")

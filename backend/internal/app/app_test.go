@@ -33,7 +33,7 @@ func appOn(t testing.TB, d *pgtest.DB, env map[string]string, opts Options) *App
 	for k, v := range env {
 		vars[k] = v
 	}
-	cfg, err := config.Load(func(k string) string { return vars[k] }, "")
+	cfg, err := config.LoadForTest(func(k string) string { return vars[k] })
 	require.NoError(t, err)
 	a, err := New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
 	require.NoError(t, err)

@@ -8,14 +8,15 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/spf13/viper"
 )
 
-// Environments the service knows. Staging and production are "deployed": the boot guard applies there.
+// Environments the service knows. Staging and production are "deployed": the boot guard applies there, and
+// to a process started with APP_ENV=test; test without the guard is the in-process tests' (LoadForTest).
 const (
 	EnvDevelopment = "development"
 	EnvTest        = "test"
@@ -118,21 +119,45 @@ type Config struct {
 	SentryDSN         string
 	SentrySampleRate  float64
 	SentryEnvironment string
+
+	// inProcessTest marks the test environment of LoadForTest, the only one without the boot guard.
+	inProcessTest bool
 }
 
-// Deployed reports whether the environment is staging or production, where the boot guard applies.
+// Deployed reports whether the environment is staging or production.
 func (c Config) Deployed() bool { return c.Env == EnvStaging || c.Env == EnvProduction }
 
-// Load reads the configuration. getenv is injected (os.Getenv in main, a map in tests) so that tests never
-// depend on the process environment. dotenv names a .env file read in development only; a missing file is
-// not an error. Values from the environment always win over the file.
+// guarded reports whether the boot guard applies: staging, production, and a process started with
+// APP_ENV=test. Only the in-process tests' configuration (LoadForTest) is a test environment without it.
+func (c Config) guarded() bool { return c.Deployed() || (c.Env == EnvTest && !c.inProcessTest) }
+
+// Load reads the configuration of a process. getenv is injected (os.Getenv in main, a map in tests) so that
+// tests never depend on the process environment. dotenv names a .env file, read only when getenv itself
+// says APP_ENV=development (a missing file is not an error): a .env copied onto a server, which says
+// development too, can never turn a deploy into development. Values from the environment always win over
+// the file. APP_ENV=test gets the boot guard here, like staging: the test environment's development
+// secrets exist only in LoadForTest.
 func Load(getenv func(string) string, dotenv string) (Config, error) {
+	return load(getenv, dotenv, false)
+}
+
+// LoadForTest is Load for the tests of this module, which build the service in their own process: there
+// APP_ENV=test fills the development secrets and skips the boot guard, so a test needs no secrets of its
+// own. It never reads a .env file, and it refuses to run outside a test binary (testing.Testing), so no
+// command reaches that environment, whatever its environment says.
+func LoadForTest(getenv func(string) string) (Config, error) {
+	if !testing.Testing() {
+		return Config{}, errors.New("config: LoadForTest is for go test only; a process loads with Load")
+	}
+	return load(getenv, "", true)
+}
+
+func load(getenv func(string) string, dotenv string, inProcessTest bool) (Config, error) {
 	v := viper.New()
 	for _, k := range Keys {
 		v.SetDefault(k.Name, k.Default)
 	}
-	env := strings.TrimSpace(getenv("APP_ENV"))
-	if env == "" || env == EnvDevelopment {
+	if strings.TrimSpace(getenv("APP_ENV")) == EnvDevelopment {
 		if err := readDotenv(v, dotenv); err != nil {
 			return Config{}, err
 		}
@@ -147,6 +172,7 @@ func Load(getenv func(string) string, dotenv string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	c.inProcessTest = inProcessTest && c.Env == EnvTest
 	c.fillDevDefaults()
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -156,39 +182,16 @@ func Load(getenv func(string) string, dotenv string) (Config, error) {
 
 // LoadForTool reads the configuration for a command that talks to a server instead of running one
 // (`fabrica dev token`, `trigger`, `seed`): it signs deliveries with the same secrets the server would use,
-// so it loads the same way, except that no database is needed and an unset APP_ENV means development (these
-// are developer tools run from a second shell). An explicit staging or production still runs the boot
-// guard, so pointing a tool at a deployed server needs its real secrets.
+// so it loads the same way (the same APP_ENV rules, the same .env), except that no database is needed.
+// Those commands are development tools and refuse any other environment before they load (cmd/fabrica
+// devToolConfig).
 func LoadForTool(getenv func(string) string, dotenv string) (Config, error) {
 	return Load(func(k string) string {
-		v := getenv(k)
-		switch {
-		case v != "":
+		if v := getenv(k); v != "" || k != "DATABASE_URL" {
 			return v
-		case k == "APP_ENV" && !dotenvSets(dotenv, "APP_ENV"):
-			return EnvDevelopment
-		case k == "DATABASE_URL":
-			return "postgres://unused-by-this-command"
 		}
-		return ""
+		return "postgres://unused-by-this-command"
 	}, dotenv)
-}
-
-// dotenvSets reports whether the dotenv file sets key (so the file, not the tool default, decides it).
-func dotenvSets(path, key string) bool {
-	if path == "" {
-		return false
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if k, _, ok := strings.Cut(strings.TrimSpace(line), "="); ok && strings.TrimSpace(k) == key {
-			return true
-		}
-	}
-	return false
 }
 
 func readDotenv(v *viper.Viper, path string) error {
@@ -304,7 +307,7 @@ func (c *Config) fillDevDefaults() {
 			c.PaddleAPIURL = PaddleProductionURL
 		}
 	}
-	if c.Deployed() {
+	if c.guarded() {
 		return
 	}
 	// A placeholder copied from .env.example counts as unset, so `cp .env.example .env` still runs.
@@ -394,7 +397,7 @@ func (c Config) Validate() error {
 			return fieldErr("DISPOSABLE_DOMAINS_URL", "must be an absolute http(s) URL")
 		}
 	}
-	if c.Deployed() {
+	if c.guarded() {
 		return c.Guard()
 	}
 	return nil

@@ -82,16 +82,58 @@ func TestDotenvIsReadInDevelopmentOnlyAndEnvWins(t *testing.T) {
 	dotenv := filepath.Join(t.TempDir(), ".env")
 	require.NoError(t, os.WriteFile(dotenv, []byte("APP_ENV=development\nDATABASE_URL=postgres://file@localhost/db\nPORT=9000\n"), 0o600))
 
-	c, err := Load(mapEnv(map[string]string{"PORT": "9100"}), dotenv)
+	c, err := Load(mapEnv(map[string]string{"APP_ENV": EnvDevelopment, "PORT": "9100"}), dotenv)
 	require.NoError(t, err)
 	require.Equal(t, "postgres://file@localhost/db", c.DatabaseURL)
 	require.Equal(t, 9100, c.Port, "the environment overrides .env")
 
-	_, err = Load(mapEnv(map[string]string{"APP_ENV": EnvTest}), dotenv)
+	_, err = Load(mapEnv(map[string]string{"APP_ENV": EnvStaging}), dotenv)
 	requireField(t, err, "DATABASE_URL")
 
-	_, err = Load(mapEnv(nil), filepath.Join(t.TempDir(), "missing.env"))
+	_, err = Load(mapEnv(map[string]string{"APP_ENV": EnvDevelopment}), filepath.Join(t.TempDir(), "missing.env"))
 	requireField(t, err, "DATABASE_URL")
+}
+
+// A .env copied from .env.example onto a server says APP_ENV=development. Unless the process environment
+// itself says development the file is not read at all, so the deploy stays production (the boot guard
+// names the first missing secret) instead of becoming development with the public dev secrets.
+func TestCopiedDotenvCannotTurnADeployIntoDevelopment(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", ".env.example"))
+	require.NoError(t, err)
+	dotenv := filepath.Join(t.TempDir(), ".env")
+	require.NoError(t, os.WriteFile(dotenv, append(raw, "\nDATABASE_URL=postgres://file@localhost/db\n"...), 0o600))
+
+	_, err = Load(mapEnv(map[string]string{"DATABASE_URL": "postgres://app@db.internal/fabrica"}), dotenv)
+	requireField(t, err, "PADDLE_WEBHOOK_SECRET")
+	_, err = Load(mapEnv(nil), dotenv)
+	requireField(t, err, "DATABASE_URL")
+
+	c, err := Load(mapEnv(map[string]string{"APP_ENV": EnvDevelopment}), dotenv)
+	require.NoError(t, err)
+	require.Equal(t, EnvDevelopment, c.Env)
+	require.Equal(t, "postgres://file@localhost/db", c.DatabaseURL, "development still reads it")
+}
+
+// APP_ENV=test in a process's environment gets the boot guard like staging: nothing fills the public
+// development secrets there (anyone could sign webhooks with them). Only the in-process tests' loader has
+// the test environment without the guard.
+func TestTestEnvironmentOutsideGoTestGetsTheBootGuard(t *testing.T) {
+	t.Parallel()
+	test := map[string]string{"APP_ENV": EnvTest, "DATABASE_URL": "postgres://app@db.internal/fabrica"}
+	_, err := Load(mapEnv(test), "")
+	requireField(t, err, "PADDLE_WEBHOOK_SECRET")
+	require.ErrorContains(t, err, "is required in test")
+
+	e := productionEnv()
+	e["APP_ENV"] = EnvTest
+	c, err := Load(mapEnv(e), "")
+	require.NoError(t, err, "a test process with its own secrets passes the guard")
+	require.Equal(t, []string{e["PADDLE_WEBHOOK_SECRET"]}, c.PaddleWebhookSecrets)
+
+	c, err = LoadForTest(mapEnv(test))
+	require.NoError(t, err)
+	require.Equal(t, []string{DevPaddleWebhookSecret}, c.PaddleWebhookSecrets, "go test keeps its test environment")
 }
 
 // Item 8: fail closed. Without APP_ENV the binary is production, so a deploy that forgets the variable
@@ -252,11 +294,11 @@ func TestItem4WorkerKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{devWorkerAPIKey}, c.WorkerAPIKeys)
 	dev["APP_ENV"] = EnvTest
-	c, err = Load(mapEnv(dev), "")
+	c, err = LoadForTest(mapEnv(dev))
 	require.NoError(t, err)
 	require.Empty(t, c.WorkerAPIKeys, "no dev key outside development")
 	dev["WORKER_API_KEYS"] = "change-me-worker-api-key-32-chars-minimum"
-	c, err = Load(mapEnv(dev), "")
+	c, err = LoadForTest(mapEnv(dev))
 	require.NoError(t, err)
 	require.Empty(t, c.WorkerAPIKeys, "a placeholder is no key")
 }
