@@ -16,9 +16,10 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/trigger"
 )
 
-// devToolConfig loads the configuration for a development tool (`dev token`, `seed`), which refuses any
-// other environment before it reads a secret: only development trusts the dev key's sessions, and only
-// development wants demo data. The process environment itself must say APP_ENV=development (an unset
+// devToolConfig loads the configuration for a development tool (`dev token`, `seed`, `trigger`), which
+// refuses any other environment before it reads a secret: only development trusts the dev key's sessions,
+// only development wants demo data, and a webhook signed with a deployment's real secrets is a forged
+// delivery that the deployment would accept. The process environment itself must say APP_ENV=development (an unset
 // APP_ENV is production, and a .env file cannot say it for the process). why says what else.
 func devToolConfig(env *environment, command, why string) (config.Config, error) {
 	if e := strings.TrimSpace(env.getenv("APP_ENV")); e != config.EnvDevelopment {
@@ -86,7 +87,8 @@ func cmdDev(_ context.Context, env *environment, args []string) error {
 }
 
 // cmdTrigger is `fabrica trigger PROVIDER EVENT [flags]`: a realistic signed sample event, posted to a
-// running server; one line per delivery; non-zero exit when any answer is not 2xx.
+// running development server; one line per delivery; non-zero exit when any answer is not 2xx. Development
+// only: with a deployment's secrets it would forge that deployment's webhooks.
 func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	if len(args) < 2 {
 		return fmt.Errorf("trigger: want `trigger PROVIDER EVENT [flags]`; clerk: %v; paddle: %v", trigger.ClerkEvents, trigger.PaddleEvents)
@@ -105,7 +107,7 @@ func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	if err := fs.Parse(args[2:]); err != nil {
 		return err
 	}
-	cfg, err := config.LoadForTool(env.getenv, ".env")
+	cfg, err := devToolConfig(env, "trigger", "it signs with the configured webhook secrets, so anywhere else it forges deliveries")
 	if err != nil {
 		return err
 	}
