@@ -392,6 +392,12 @@ func (c Config) Validate() error {
 	if c.SentrySampleRate < 0 || c.SentrySampleRate > 1 {
 		return fieldErr("SENTRY_SAMPLE_RATE", "must be between 0 and 1 (the share of errors reported)")
 	}
+	for _, n := range c.TrustedProxies {
+		if tooWideToTrust(n) {
+			return fieldErr("TRUSTED_PROXIES", "has %s, wider than any private network: anyone in it could choose the client IP "+
+				"we record and rate-limit by; list the proxies' addresses or their private range (at most /8 for IPv4, /7 for IPv6)", n)
+		}
+	}
 	if c.DisposableDomainsURL != "" {
 		if u, err := url.Parse(c.DisposableDomainsURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return fieldErr("DISPOSABLE_DOMAINS_URL", "must be an absolute http(s) URL")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,6 +234,7 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"item 7: short metrics token", map[string]string{"METRICS_TOKEN": "secret"}, "METRICS_TOKEN"},
 		{"item 7: placeholder metrics token", map[string]string{"METRICS_TOKEN": "change-me-metrics-token-0123456789abcdef"}, "METRICS_TOKEN"},
 		{"item 9: trusted proxy that is not a CIDR", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,lb.internal"}, "TRUSTED_PROXIES"},
+		{"trusted proxies trusting every IPv4 address", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,0.0.0.0/0"}, "TRUSTED_PROXIES"},
 		{"short worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 31)}, "WORKER_API_KEYS"},
 		{"short second worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 40) + ",short"}, "WORKER_API_KEYS"},
 		{"placeholder worker key", map[string]string{"WORKER_API_KEYS": "change-me-worker-api-key-32-chars-minimum"}, "WORKER_API_KEYS"},
@@ -333,4 +335,28 @@ func TestRedactedHidesSecrets(t *testing.T) {
 		}
 	}
 	require.NotContains(t, out, ":pw@", "the database password is masked")
+}
+
+// TRUSTED_PROXIES decides whose X-Forwarded-For is believed for the IP an audit row records and the rate
+// limits key on. A range wider than a private network trusts the world to name its own IP, so it is refused
+// in every environment, naming the variable; a private network and a CDN's published ranges pass.
+func TestTrustedProxiesThatTrustEveryoneAreRefused(t *testing.T) {
+	t.Parallel()
+	for _, tooWide := range []string{"0.0.0.0/0", "::/0", "0.0.0.0/1", "128.0.0.0/1", "8.0.0.0/7", "2000::/3",
+		"::ffff:0.0.0.0/96", "::ffff:10.0.0.0/103", "10.0.0.0/8, 0.0.0.0/0"} {
+		for _, env := range []map[string]string{productionEnv(), {"APP_ENV": EnvDevelopment, "DATABASE_URL": "postgres://x@localhost/db"}} {
+			e := maps.Clone(env)
+			e["TRUSTED_PROXIES"] = tooWide
+			_, err := Load(mapEnv(e), "")
+			requireField(t, err, "TRUSTED_PROXIES")
+			require.ErrorContains(t, err, "wider than any private network", tooWide)
+		}
+	}
+	for _, ok := range []string{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7", "fdaa::/16",
+		"104.16.0.0/13", "2a06:98c0::/29", "203.0.113.7", "2001:db8::1", "::ffff:10.0.0.0/104"} {
+		e := productionEnv()
+		e["TRUSTED_PROXIES"] = ok
+		_, err := Load(mapEnv(e), "")
+		require.NoError(t, err, ok)
+	}
 }
