@@ -360,3 +360,24 @@ func TestTrustedProxiesThatTrustEveryoneAreRefused(t *testing.T) {
 		require.NoError(t, err, ok)
 	}
 }
+
+// The start-up log prints the configuration once. A URL may carry its secret in the query (pgx reads
+// password=... there; a list URL may carry an access token): every query value but a few plain connection
+// settings is masked, like the password of the user part.
+func TestRedactedHidesURLQuerySecrets(t *testing.T) {
+	t.Parallel()
+	e := productionEnv()
+	e["DATABASE_URL"] = "postgres://app@db.internal:5432/fabrica?sslmode=require&password=hunter2-in-the-query"
+	e["EMAIL_DRIVER"] = "smtp"
+	e["SMTP_URL"] = "smtps://mailer:smtp-user-password@smtp.example.com:465?auth_token=smtp-query-token#frag-secret"
+	e["DISPOSABLE_DOMAINS_URL"] = "https://lists.example.com/domains.txt?access_token=list-query-token"
+	c, err := Load(mapEnv(e), "")
+	require.NoError(t, err)
+	out := fmt.Sprint(c.Redacted())
+	for _, secret := range []string{"hunter2-in-the-query", "smtp-user-password", "smtp-query-token", "frag-secret", "list-query-token"} {
+		require.NotContains(t, out, secret)
+	}
+	require.Contains(t, out, "postgres://app@db.internal:5432/fabrica?password=xxxxx&sslmode=require",
+		"where it points stays readable")
+	require.Contains(t, out, "https://lists.example.com/domains.txt?access_token=xxxxx")
+}

@@ -226,17 +226,40 @@ func (c Config) Redacted() []slog.Attr {
 	}
 }
 
-// redactURL drops the password from a connection URL; a key=value DSN is masked whole.
+// plainQueryKeys are the URL query parameters Redacted shows: connection settings that never carry a
+// secret. Every other parameter's value is masked (pgx takes password=..., and a list URL may carry a token).
+var plainQueryKeys = map[string]bool{"sslmode": true, "connect_timeout": true, "application_name": true,
+	"target_session_attrs": true, "host": true, "port": true}
+
+// redactURL shows where a URL points and masks what may be a secret: the password, every query value but
+// plainQueryKeys', and the fragment. A key=value DSN, or anything that is not a hierarchical URL, is
+// masked whole.
 func redactURL(raw string) string {
+	const masked = "xxxxx"
 	if raw == "" {
 		return "unset"
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" {
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
 		return "set(dsn)"
 	}
 	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		u.User = url.UserPassword(u.User.Username(), masked)
 	}
+	if u.RawQuery != "" {
+		q, err := url.ParseQuery(u.RawQuery)
+		if err != nil {
+			return "set(dsn)"
+		}
+		for k, vs := range q {
+			if !plainQueryKeys[strings.ToLower(k)] {
+				for i := range vs {
+					vs[i] = masked
+				}
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment, u.RawFragment = "", ""
 	return u.String()
 }
