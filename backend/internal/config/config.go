@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,9 @@ const (
 type Config struct {
 	Env string
 	// AppName is the product name used in emails.
-	AppName          string
+	AppName string
+	// Host is the address serve listens on (HOST); empty picks one by environment, see ListenAddr.
+	Host             string
 	Port             int
 	DatabaseURL      string
 	DBMaxConns       int
@@ -213,6 +216,7 @@ func build(v *viper.Viper) (Config, error) {
 	c := Config{
 		Env:                      p.str("APP_ENV"),
 		AppName:                  p.str("APP_NAME"),
+		Host:                     p.str("HOST"),
 		Port:                     p.integer("PORT"),
 		DatabaseURL:              p.str("DATABASE_URL"),
 		DBMaxConns:               p.integer("DB_MAX_CONNS"),
@@ -356,6 +360,9 @@ func (c Config) Validate() error {
 	if c.Port < 1 || c.Port > 65535 {
 		return fieldErr("PORT", "must be a TCP port (1-65535)")
 	}
+	if c.Host != "" && net.ParseIP(c.Host) == nil {
+		return fieldErr("HOST", "must be an IP address to listen on, such as 127.0.0.1 or 0.0.0.0 (every interface), got %q", c.Host)
+	}
 	if c.DatabaseURL == "" {
 		return fieldErr("DATABASE_URL", "is required (make run starts a local cluster and sets it for you)")
 	}
@@ -407,6 +414,18 @@ func (c Config) Validate() error {
 		return c.Guard()
 	}
 	return nil
+}
+
+// ListenAddr is the address serve listens on: HOST and PORT. Without a HOST, development listens on
+// 127.0.0.1 only, because its development secrets and dev-token sessions are public and anyone who reaches
+// the port could use them; every other environment listens on every interface, as a container behind a
+// PaaS's proxy must.
+func (c Config) ListenAddr() string {
+	host := c.Host
+	if host == "" && c.Env == EnvDevelopment {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(c.Port))
 }
 
 // FieldError names the variable that made the configuration unusable.

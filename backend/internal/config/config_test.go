@@ -314,6 +314,7 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 		"CREDITS_ORPHAN_AFTER":     "25h",
 		"SENTRY_SAMPLE_RATE":       "1.5",
 		"DISPOSABLE_DOMAINS_URL":   "ftp://lists.example/domains.txt",
+		"HOST":                     "dev-box.local",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -380,4 +381,26 @@ func TestRedactedHidesURLQuerySecrets(t *testing.T) {
 	require.Contains(t, out, "postgres://app@db.internal:5432/fabrica?password=xxxxx&sslmode=require",
 		"where it points stays readable")
 	require.Contains(t, out, "https://lists.example.com/domains.txt?access_token=xxxxx")
+}
+
+// Development's secrets and dev-token sessions are public, so by default a development server listens on
+// 127.0.0.1 only, where nobody else on the network can use them; an explicit HOST opens it. Every other
+// environment listens on every interface as before (a container behind a PaaS proxy must).
+func TestDevelopmentListensOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	listen := func(env map[string]string) string {
+		t.Helper()
+		c, err := Load(mapEnv(env), "")
+		require.NoError(t, err)
+		return c.ListenAddr()
+	}
+	dev := map[string]string{"APP_ENV": EnvDevelopment, "DATABASE_URL": "postgres://x@localhost/db"}
+	require.Equal(t, "127.0.0.1:8080", listen(dev))
+	dev["HOST"], dev["PORT"] = "0.0.0.0", "9000"
+	require.Equal(t, "0.0.0.0:9000", listen(dev), "an explicit HOST opens it")
+
+	prod := productionEnv()
+	require.Equal(t, ":8080", listen(prod), "production: every interface, as before")
+	prod["HOST"] = "::"
+	require.Equal(t, "[::]:8080", listen(prod))
 }

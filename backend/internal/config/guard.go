@@ -190,6 +190,7 @@ func (c Config) Redacted() []slog.Attr {
 	}
 	return []slog.Attr{
 		slog.String("app_env", c.Env),
+		slog.String("host", c.Host),
 		slog.Int("port", c.Port),
 		slog.String("database_url", redactURL(c.DatabaseURL)),
 		slog.Int("db_max_conns", c.DBMaxConns),
