@@ -406,8 +406,9 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.DisposableDomainsURL != "" {
-		if u, err := url.Parse(c.DisposableDomainsURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return fieldErr("DISPOSABLE_DOMAINS_URL", "must be an absolute http(s) URL")
+		// Plain HTTP would let anyone on the path rewrite the blocklist every sign-up is screened against.
+		if u, err := url.Parse(c.DisposableDomainsURL); err != nil || u.Scheme != "https" || u.Host == "" {
+			return fieldErr("DISPOSABLE_DOMAINS_URL", "must be an absolute https URL")
 		}
 	}
 	if c.guarded() {

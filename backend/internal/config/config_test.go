@@ -404,3 +404,18 @@ func TestDevelopmentListensOnLoopbackOnly(t *testing.T) {
 	prod["HOST"] = "::"
 	require.Equal(t, "[::]:8080", listen(prod))
 }
+
+// The disposable-domains list screens every sign-up: it is fetched over HTTPS only, so nobody on the path
+// can rewrite it. A plain-HTTP DISPOSABLE_DOMAINS_URL is refused at start, naming the variable.
+func TestDisposableDomainsURLMustBeHTTPS(t *testing.T) {
+	t.Parallel()
+	for _, env := range []map[string]string{productionEnv(), {"APP_ENV": EnvDevelopment, "DATABASE_URL": "postgres://x@localhost/db"}} {
+		e := maps.Clone(env)
+		e["DISPOSABLE_DOMAINS_URL"] = "http://lists.example.com/domains.txt"
+		_, err := Load(mapEnv(e), "")
+		requireField(t, err, "DISPOSABLE_DOMAINS_URL")
+		e["DISPOSABLE_DOMAINS_URL"] = "https://lists.example.com/domains.txt"
+		_, err = Load(mapEnv(e), "")
+		require.NoError(t, err)
+	}
+}
