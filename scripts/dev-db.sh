@@ -43,6 +43,17 @@ start() {
     as_owner "$bindir/pg_ctl" -D "$data" -w -t 60 -l "$data/server.log" \
       -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=''" start >/dev/null
   fi
+  # The cluster trusts every connection it accepts (initdb --auth=trust): whoever started the running one,
+  # it must listen on loopback only.
+  local listen addr
+  listen=$("$bindir/psql" "postgres://postgres@127.0.0.1:$port/postgres" -tAc "SHOW listen_addresses")
+  for addr in ${listen//,/ }; do
+    case "$addr" in
+      127.0.0.1|::1|localhost) ;;
+      *) log "the cluster on port $port listens on '$listen', not on loopback only: stop it (scripts/dev-db.sh stop) and start again"
+         exit 1 ;;
+    esac
+  done
   if ! "$bindir/psql" "postgres://postgres@127.0.0.1:$port/postgres" -tAc \
       "SELECT 1 FROM pg_database WHERE datname = '$dbname'" | grep -q 1; then
     "$bindir/psql" "postgres://postgres@127.0.0.1:$port/postgres" -qc "CREATE DATABASE $dbname" >/dev/null

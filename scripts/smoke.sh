@@ -56,6 +56,8 @@ serve_once() {
   curl -fsS "http://127.0.0.1:$port/health/ready" || { cat "$log"; echo "smoke: not ready in 60s" >&2; exit 1; }
   echo
   echo "smoke: ready after $((SECONDS - started))s"
+  # Development listens on loopback only (its secrets and dev tokens are public).
+  grep -q "addr=127.0.0.1:$port" "$log" || { cat "$log"; echo "smoke: development is not listening on 127.0.0.1 only" >&2; exit 1; }
   [ "${1:-}" = try ] && try_it
   kill -TERM "$pid"
   code=0; wait "$pid" || code=$?
@@ -75,6 +77,12 @@ if out=$(env -u APP_ENV DATABASE_URL=postgres://x@127.0.0.1/x ./bin/fabrica serv
 fi
 echo "$out" | grep -q PADDLE_WEBHOOK_SECRET || { echo "smoke: default-env guard message: $out" >&2; exit 1; }
 echo "smoke: unset APP_ENV is production: refused"
+# APP_ENV=test outside go test gets the boot guard too: no development secrets for a process.
+if out=$(APP_ENV=test DATABASE_URL=postgres://x@127.0.0.1/x ./bin/fabrica serve 2>&1); then
+  echo "smoke: APP_ENV=test started with dev secrets" >&2; exit 1
+fi
+echo "$out" | grep -q PADDLE_WEBHOOK_SECRET || { echo "smoke: test-env guard message: $out" >&2; exit 1; }
+echo "smoke: APP_ENV=test: refused"
 
 # make run-pooled: three servers and a worker through PgBouncer. One new event sent to each server is
 # processed by the first and a duplicate at the other two; SIGTERM drains all four with exit 0.
@@ -110,6 +118,9 @@ pooled_once
 
 DATABASE_URL=$(scripts/dev-db.sh url)
 export DATABASE_URL
+listen=$("$(scripts/ensure-postgres.sh)/psql" "$DATABASE_URL" -tAc 'SHOW listen_addresses')
+[ "$listen" = 127.0.0.1 ] || { echo "smoke: the dev database listens on '$listen'" >&2; exit 1; }
+echo "smoke: development serves and its database listens on 127.0.0.1 only"
 ./bin/fabrica migrate down --to 0
 ./bin/fabrica migrate up
 make --no-print-directory migrate-status

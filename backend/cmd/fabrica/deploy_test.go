@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,6 +110,14 @@ func TestFlyConfig(t *testing.T) {
 	require.Equal(t, "/health/ready", fly.HTTPService.Checks[0].Path)
 	require.Equal(t, "production", fly.Env["APP_ENV"])
 	require.Equal(t, "false", fly.Env["SERVE_WORKERS"], "with a worker group, web machines must not work jobs too")
+	// fly.toml's [env] plus the secrets docs/deploy.md has set with `fly secrets set`.
+	env := maps.Clone(fly.Env)
+	for _, k := range []string{"DATABASE_URL", "PADDLE_WEBHOOK_SECRET", "PADDLE_API_KEY", "CLERK_WEBHOOK_SECRET", "CLERK_JWT_KEY",
+		"CLERK_AUTHORIZED_PARTIES", "CORS_ORIGINS", "PUBLIC_BASE_URL", "CHECKOUT_SIGNING_SECRET", "EMAIL_UNSUBSCRIBE_SECRET",
+		"METRICS_TOKEN", "WORKER_API_KEYS", "ERASURE_TOMBSTONE_KEY", "EMAIL_DRIVER", "RESEND_API_KEY", "COMPANY_LEGAL_NAME"} {
+		env[k] = sampleValue(t, k)
+	}
+	requireBoots(t, "fly.toml", env)
 }
 
 type renderVar struct {
@@ -268,8 +278,10 @@ func requireKnownKey(t *testing.T, name string) {
 func requireBoots(t *testing.T, what string, env map[string]string) {
 	t.Helper()
 	require.Equal(t, "production", env["APP_ENV"], what)
-	_, err := config.Load(func(k string) string { return env[k] }, "")
+	cfg, err := config.Load(func(k string) string { return env[k] }, "")
 	require.NoError(t, err, "%s: the production guard refuses this environment", what)
+	// The platform's proxy reaches the container on its own interface, not on loopback.
+	require.Equal(t, ":"+cmp.Or(env["PORT"], "8080"), cfg.ListenAddr(), "%s: serve listens on every interface", what)
 }
 
 func TestComposeMatchesReadme(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
@@ -15,19 +16,19 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/trigger"
 )
 
-// toolConfig loads the configuration the way the server does, for a command that talks to one.
-func toolConfig(env *environment) (config.Config, error) {
-	return config.LoadForTool(env.getenv, ".env")
-}
-
-// devToolConfig is toolConfig for a development-only command, which refuses any other environment: only
-// development trusts the dev key's sessions, and only development wants demo data. why says what else.
+// devToolConfig loads the configuration for a development tool (`dev token`, `seed`, `trigger`), which
+// refuses any other environment before it reads a secret: only development trusts the dev key's sessions,
+// only development wants demo data, and a webhook signed with a deployment's real secrets is a forged
+// delivery that the deployment would accept. The process environment itself must say APP_ENV=development (an unset
+// APP_ENV is production, and a .env file cannot say it for the process). why says what else.
 func devToolConfig(env *environment, command, why string) (config.Config, error) {
-	cfg, err := toolConfig(env)
-	if err == nil && cfg.Env != config.EnvDevelopment {
-		err = fmt.Errorf("%s: only in development (APP_ENV=%s); %s", command, cfg.Env, why)
+	if e := strings.TrimSpace(env.getenv("APP_ENV")); e != config.EnvDevelopment {
+		if e == "" {
+			e = "unset, which is production"
+		}
+		return config.Config{}, fmt.Errorf("%s: only in development: set APP_ENV=development (APP_ENV is %s); %s", command, e, why)
 	}
-	return cfg, err
+	return config.LoadForTool(env.getenv, ".env")
 }
 
 // serverURL is a command's --url, else the local server on PORT.
@@ -86,7 +87,8 @@ func cmdDev(_ context.Context, env *environment, args []string) error {
 }
 
 // cmdTrigger is `fabrica trigger PROVIDER EVENT [flags]`: a realistic signed sample event, posted to a
-// running server; one line per delivery; non-zero exit when any answer is not 2xx.
+// running development server; one line per delivery; non-zero exit when any answer is not 2xx. Development
+// only: with a deployment's secrets it would forge that deployment's webhooks.
 func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	if len(args) < 2 {
 		return fmt.Errorf("trigger: want `trigger PROVIDER EVENT [flags]`; clerk: %v; paddle: %v", trigger.ClerkEvents, trigger.PaddleEvents)
@@ -105,7 +107,7 @@ func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	if err := fs.Parse(args[2:]); err != nil {
 		return err
 	}
-	cfg, err := toolConfig(env)
+	cfg, err := devToolConfig(env, "trigger", "it signs with the configured webhook secrets, so anywhere else it forges deliveries")
 	if err != nil {
 		return err
 	}

@@ -56,3 +56,18 @@ func TestServeRefusesProductionWithoutSecrets(t *testing.T) {
 	}, "serve")
 	require.ErrorContains(t, err, "PADDLE_WEBHOOK_SECRET")
 }
+
+// A process started with APP_ENV=test and no secrets refuses to start, naming the first missing secret:
+// the test environment's public development secrets exist only inside go test (config.LoadForTest), never
+// in a binary, whatever its environment says. The same holds for every command that boots the service.
+func TestTestEnvironmentRefusesToServeWithoutSecrets(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"serve"}, {"worker"}, {"replay", "00000000-0000-0000-0000-000000000000"},
+		{"sync", "paddle"}, {"purge-archive"}, {"migrate", "up"}, {"jobs", "run", "purge-archive"}} {
+		_, _, err := runWith(t, map[string]string{
+			"APP_ENV":      "test",
+			"DATABASE_URL": "postgres://app@127.0.0.1:1/fabrica",
+		}, args...)
+		require.ErrorContains(t, err, "PADDLE_WEBHOOK_SECRET is required in test", args)
+	}
+}

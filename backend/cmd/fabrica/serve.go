@@ -4,18 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"strconv"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/app"
 )
 
 func cmdServe(ctx context.Context, env *environment, _ []string) error {
-	a, port, err := boot(ctx, env)
+	a, addr, err := boot(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = a.Close() }()
-	ln, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
@@ -40,14 +39,15 @@ func bootQuiet(ctx context.Context, env *environment) (*app.App, error) {
 	return app.New(ctx, cfg, app.NewLogger(cfg, env.stderr), app.Options{})
 }
 
-// boot loads the config, logs it once with secrets masked, and wires the app.
-func boot(ctx context.Context, env *environment) (*app.App, int, error) {
+// boot loads the config, logs it once with secrets masked, and wires the app. addr is where serve listens
+// (config.ListenAddr: loopback only in development unless HOST says otherwise).
+func boot(ctx context.Context, env *environment) (a *app.App, addr string, err error) {
 	cfg, err := app.LoadConfig(env.getenv)
 	if err != nil {
-		return nil, 0, err
+		return nil, "", err
 	}
 	log := app.NewLogger(cfg, env.stdout)
 	log.LogAttrs(ctx, app.LevelInfo, "config", cfg.Redacted()...)
-	a, err := app.New(ctx, cfg, log, app.Options{})
-	return a, cfg.Port, err
+	a, err = app.New(ctx, cfg, log, app.Options{})
+	return a, cfg.ListenAddr(), err
 }

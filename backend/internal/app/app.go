@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -72,6 +73,10 @@ type App struct {
 	// broadcasts composes, dispatches and sends broadcasts (its jobs run on the workers).
 	broadcasts *broadcast.Service
 	workers    *river.Workers
+	// probe is the health checks' own one-connection pool and probeSchema a migrator on it, so the
+	// public health endpoints never hold a connection of the API's pool (db.OpenProbe).
+	probe       *sql.DB
+	probeSchema *db.Migrator
 }
 
 // LoadConfig reads the configuration from getenv (and .env in development).
@@ -98,7 +103,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options)
 	}
 	a := &App{opts: opts, cfg: cfg, log: log, db: gdb}
 	if err := a.wire(); err != nil {
-		_ = db.Close(gdb)
+		_ = a.Close()
 		return nil, err
 	}
 	return a, nil
@@ -111,6 +116,12 @@ func (a *App) wire() error {
 		return err
 	}
 	if a.migrator, err = db.NewMigrator(sqlDB, a.log); err != nil {
+		return err
+	}
+	if a.probe, err = db.OpenProbe(dbConfig(cfg)); err != nil {
+		return err
+	}
+	if a.probeSchema, err = db.NewMigrator(a.probe, a.log); err != nil {
 		return err
 	}
 	queue, err := jobs.NewQueue(sqlDB, !cfg.DBSimpleProtocol)
@@ -291,10 +302,13 @@ func dbConfig(cfg config.Config) db.Config {
 // Echo exposes the router, for tests that need an extra route (a deliberately slow one, say).
 func (a *App) Echo() *echo.Echo { return a.echo }
 
-// Close sends what Sentry still holds (briefly) and releases the database pool.
+// Close sends what Sentry still holds (briefly) and releases the database pools.
 func (a *App) Close() error {
 	if a.sentry != nil {
 		a.sentry.Flush(2 * time.Second)
+	}
+	if a.probe != nil {
+		_ = a.probe.Close()
 	}
 	return db.Close(a.db)
 }

@@ -8,14 +8,16 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
+	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/spf13/viper"
 )
 
-// Environments the service knows. Staging and production are "deployed": the boot guard applies there.
+// Environments the service knows. Staging and production are "deployed": the boot guard applies there, and
+// to a process started with APP_ENV=test; test without the guard is the in-process tests' (LoadForTest).
 const (
 	EnvDevelopment = "development"
 	EnvTest        = "test"
@@ -33,7 +35,9 @@ const (
 type Config struct {
 	Env string
 	// AppName is the product name used in emails.
-	AppName          string
+	AppName string
+	// Host is the address serve listens on (HOST); empty picks one by environment, see ListenAddr.
+	Host             string
 	Port             int
 	DatabaseURL      string
 	DBMaxConns       int
@@ -118,21 +122,45 @@ type Config struct {
 	SentryDSN         string
 	SentrySampleRate  float64
 	SentryEnvironment string
+
+	// inProcessTest marks the test environment of LoadForTest, the only one without the boot guard.
+	inProcessTest bool
 }
 
-// Deployed reports whether the environment is staging or production, where the boot guard applies.
+// Deployed reports whether the environment is staging or production.
 func (c Config) Deployed() bool { return c.Env == EnvStaging || c.Env == EnvProduction }
 
-// Load reads the configuration. getenv is injected (os.Getenv in main, a map in tests) so that tests never
-// depend on the process environment. dotenv names a .env file read in development only; a missing file is
-// not an error. Values from the environment always win over the file.
+// guarded reports whether the boot guard applies: staging, production, and a process started with
+// APP_ENV=test. Only the in-process tests' configuration (LoadForTest) is a test environment without it.
+func (c Config) guarded() bool { return c.Deployed() || (c.Env == EnvTest && !c.inProcessTest) }
+
+// Load reads the configuration of a process. getenv is injected (os.Getenv in main, a map in tests) so that
+// tests never depend on the process environment. dotenv names a .env file, read only when getenv itself
+// says APP_ENV=development (a missing file is not an error): a .env copied onto a server, which says
+// development too, can never turn a deploy into development. Values from the environment always win over
+// the file. APP_ENV=test gets the boot guard here, like staging: the test environment's development
+// secrets exist only in LoadForTest.
 func Load(getenv func(string) string, dotenv string) (Config, error) {
+	return load(getenv, dotenv, false)
+}
+
+// LoadForTest is Load for the tests of this module, which build the service in their own process: there
+// APP_ENV=test fills the development secrets and skips the boot guard, so a test needs no secrets of its
+// own. It never reads a .env file, and it refuses to run outside a test binary (testing.Testing), so no
+// command reaches that environment, whatever its environment says.
+func LoadForTest(getenv func(string) string) (Config, error) {
+	if !testing.Testing() {
+		return Config{}, errors.New("config: LoadForTest is for go test only; a process loads with Load")
+	}
+	return load(getenv, "", true)
+}
+
+func load(getenv func(string) string, dotenv string, inProcessTest bool) (Config, error) {
 	v := viper.New()
 	for _, k := range Keys {
 		v.SetDefault(k.Name, k.Default)
 	}
-	env := strings.TrimSpace(getenv("APP_ENV"))
-	if env == "" || env == EnvDevelopment {
+	if strings.TrimSpace(getenv("APP_ENV")) == EnvDevelopment {
 		if err := readDotenv(v, dotenv); err != nil {
 			return Config{}, err
 		}
@@ -147,6 +175,7 @@ func Load(getenv func(string) string, dotenv string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	c.inProcessTest = inProcessTest && c.Env == EnvTest
 	c.fillDevDefaults()
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -156,39 +185,16 @@ func Load(getenv func(string) string, dotenv string) (Config, error) {
 
 // LoadForTool reads the configuration for a command that talks to a server instead of running one
 // (`fabrica dev token`, `trigger`, `seed`): it signs deliveries with the same secrets the server would use,
-// so it loads the same way, except that no database is needed and an unset APP_ENV means development (these
-// are developer tools run from a second shell). An explicit staging or production still runs the boot
-// guard, so pointing a tool at a deployed server needs its real secrets.
+// so it loads the same way (the same APP_ENV rules, the same .env), except that no database is needed.
+// Those commands are development tools and refuse any other environment before they load (cmd/fabrica
+// devToolConfig).
 func LoadForTool(getenv func(string) string, dotenv string) (Config, error) {
 	return Load(func(k string) string {
-		v := getenv(k)
-		switch {
-		case v != "":
+		if v := getenv(k); v != "" || k != "DATABASE_URL" {
 			return v
-		case k == "APP_ENV" && !dotenvSets(dotenv, "APP_ENV"):
-			return EnvDevelopment
-		case k == "DATABASE_URL":
-			return "postgres://unused-by-this-command"
 		}
-		return ""
+		return "postgres://unused-by-this-command"
 	}, dotenv)
-}
-
-// dotenvSets reports whether the dotenv file sets key (so the file, not the tool default, decides it).
-func dotenvSets(path, key string) bool {
-	if path == "" {
-		return false
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if k, _, ok := strings.Cut(strings.TrimSpace(line), "="); ok && strings.TrimSpace(k) == key {
-			return true
-		}
-	}
-	return false
 }
 
 func readDotenv(v *viper.Viper, path string) error {
@@ -210,6 +216,7 @@ func build(v *viper.Viper) (Config, error) {
 	c := Config{
 		Env:                      p.str("APP_ENV"),
 		AppName:                  p.str("APP_NAME"),
+		Host:                     p.str("HOST"),
 		Port:                     p.integer("PORT"),
 		DatabaseURL:              p.str("DATABASE_URL"),
 		DBMaxConns:               p.integer("DB_MAX_CONNS"),
@@ -304,7 +311,7 @@ func (c *Config) fillDevDefaults() {
 			c.PaddleAPIURL = PaddleProductionURL
 		}
 	}
-	if c.Deployed() {
+	if c.guarded() {
 		return
 	}
 	// A placeholder copied from .env.example counts as unset, so `cp .env.example .env` still runs.
@@ -353,6 +360,9 @@ func (c Config) Validate() error {
 	if c.Port < 1 || c.Port > 65535 {
 		return fieldErr("PORT", "must be a TCP port (1-65535)")
 	}
+	if c.Host != "" && net.ParseIP(c.Host) == nil {
+		return fieldErr("HOST", "must be an IP address to listen on, such as 127.0.0.1 or 0.0.0.0 (every interface), got %q", c.Host)
+	}
 	if c.DatabaseURL == "" {
 		return fieldErr("DATABASE_URL", "is required (make run starts a local cluster and sets it for you)")
 	}
@@ -389,15 +399,34 @@ func (c Config) Validate() error {
 	if c.SentrySampleRate < 0 || c.SentrySampleRate > 1 {
 		return fieldErr("SENTRY_SAMPLE_RATE", "must be between 0 and 1 (the share of errors reported)")
 	}
-	if c.DisposableDomainsURL != "" {
-		if u, err := url.Parse(c.DisposableDomainsURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return fieldErr("DISPOSABLE_DOMAINS_URL", "must be an absolute http(s) URL")
+	for _, n := range c.TrustedProxies {
+		if tooWideToTrust(n) {
+			return fieldErr("TRUSTED_PROXIES", "has %s, wider than any private network: anyone in it could choose the client IP "+
+				"we record and rate-limit by; list the proxies' addresses or their private range (at most /8 for IPv4, /7 for IPv6)", n)
 		}
 	}
-	if c.Deployed() {
+	if c.DisposableDomainsURL != "" {
+		// Plain HTTP would let anyone on the path rewrite the blocklist every sign-up is screened against.
+		if u, err := url.Parse(c.DisposableDomainsURL); err != nil || u.Scheme != "https" || u.Host == "" {
+			return fieldErr("DISPOSABLE_DOMAINS_URL", "must be an absolute https URL")
+		}
+	}
+	if c.guarded() {
 		return c.Guard()
 	}
 	return nil
+}
+
+// ListenAddr is the address serve listens on: HOST and PORT. Without a HOST, development listens on
+// 127.0.0.1 only, because its development secrets and dev-token sessions are public and anyone who reaches
+// the port could use them; every other environment listens on every interface, as a container behind a
+// PaaS's proxy must.
+func (c Config) ListenAddr() string {
+	host := c.Host
+	if host == "" && c.Env == EnvDevelopment {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(c.Port))
 }
 
 // FieldError names the variable that made the configuration unusable.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,16 +83,58 @@ func TestDotenvIsReadInDevelopmentOnlyAndEnvWins(t *testing.T) {
 	dotenv := filepath.Join(t.TempDir(), ".env")
 	require.NoError(t, os.WriteFile(dotenv, []byte("APP_ENV=development\nDATABASE_URL=postgres://file@localhost/db\nPORT=9000\n"), 0o600))
 
-	c, err := Load(mapEnv(map[string]string{"PORT": "9100"}), dotenv)
+	c, err := Load(mapEnv(map[string]string{"APP_ENV": EnvDevelopment, "PORT": "9100"}), dotenv)
 	require.NoError(t, err)
 	require.Equal(t, "postgres://file@localhost/db", c.DatabaseURL)
 	require.Equal(t, 9100, c.Port, "the environment overrides .env")
 
-	_, err = Load(mapEnv(map[string]string{"APP_ENV": EnvTest}), dotenv)
+	_, err = Load(mapEnv(map[string]string{"APP_ENV": EnvStaging}), dotenv)
 	requireField(t, err, "DATABASE_URL")
 
-	_, err = Load(mapEnv(nil), filepath.Join(t.TempDir(), "missing.env"))
+	_, err = Load(mapEnv(map[string]string{"APP_ENV": EnvDevelopment}), filepath.Join(t.TempDir(), "missing.env"))
 	requireField(t, err, "DATABASE_URL")
+}
+
+// A .env copied from .env.example onto a server says APP_ENV=development. Unless the process environment
+// itself says development the file is not read at all, so the deploy stays production (the boot guard
+// names the first missing secret) instead of becoming development with the public dev secrets.
+func TestCopiedDotenvCannotTurnADeployIntoDevelopment(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", ".env.example"))
+	require.NoError(t, err)
+	dotenv := filepath.Join(t.TempDir(), ".env")
+	require.NoError(t, os.WriteFile(dotenv, append(raw, "\nDATABASE_URL=postgres://file@localhost/db\n"...), 0o600))
+
+	_, err = Load(mapEnv(map[string]string{"DATABASE_URL": "postgres://app@db.internal/fabrica"}), dotenv)
+	requireField(t, err, "PADDLE_WEBHOOK_SECRET")
+	_, err = Load(mapEnv(nil), dotenv)
+	requireField(t, err, "DATABASE_URL")
+
+	c, err := Load(mapEnv(map[string]string{"APP_ENV": EnvDevelopment}), dotenv)
+	require.NoError(t, err)
+	require.Equal(t, EnvDevelopment, c.Env)
+	require.Equal(t, "postgres://file@localhost/db", c.DatabaseURL, "development still reads it")
+}
+
+// APP_ENV=test in a process's environment gets the boot guard like staging: nothing fills the public
+// development secrets there (anyone could sign webhooks with them). Only the in-process tests' loader has
+// the test environment without the guard.
+func TestTestEnvironmentOutsideGoTestGetsTheBootGuard(t *testing.T) {
+	t.Parallel()
+	test := map[string]string{"APP_ENV": EnvTest, "DATABASE_URL": "postgres://app@db.internal/fabrica"}
+	_, err := Load(mapEnv(test), "")
+	requireField(t, err, "PADDLE_WEBHOOK_SECRET")
+	require.ErrorContains(t, err, "is required in test")
+
+	e := productionEnv()
+	e["APP_ENV"] = EnvTest
+	c, err := Load(mapEnv(e), "")
+	require.NoError(t, err, "a test process with its own secrets passes the guard")
+	require.Equal(t, []string{e["PADDLE_WEBHOOK_SECRET"]}, c.PaddleWebhookSecrets)
+
+	c, err = LoadForTest(mapEnv(test))
+	require.NoError(t, err)
+	require.Equal(t, []string{DevPaddleWebhookSecret}, c.PaddleWebhookSecrets, "go test keeps its test environment")
 }
 
 // Item 8: fail closed. Without APP_ENV the binary is production, so a deploy that forgets the variable
@@ -191,6 +234,7 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"item 7: short metrics token", map[string]string{"METRICS_TOKEN": "secret"}, "METRICS_TOKEN"},
 		{"item 7: placeholder metrics token", map[string]string{"METRICS_TOKEN": "change-me-metrics-token-0123456789abcdef"}, "METRICS_TOKEN"},
 		{"item 9: trusted proxy that is not a CIDR", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,lb.internal"}, "TRUSTED_PROXIES"},
+		{"trusted proxies trusting every IPv4 address", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,0.0.0.0/0"}, "TRUSTED_PROXIES"},
 		{"short worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 31)}, "WORKER_API_KEYS"},
 		{"short second worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 40) + ",short"}, "WORKER_API_KEYS"},
 		{"placeholder worker key", map[string]string{"WORKER_API_KEYS": "change-me-worker-api-key-32-chars-minimum"}, "WORKER_API_KEYS"},
@@ -252,11 +296,11 @@ func TestItem4WorkerKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{devWorkerAPIKey}, c.WorkerAPIKeys)
 	dev["APP_ENV"] = EnvTest
-	c, err = Load(mapEnv(dev), "")
+	c, err = LoadForTest(mapEnv(dev))
 	require.NoError(t, err)
 	require.Empty(t, c.WorkerAPIKeys, "no dev key outside development")
 	dev["WORKER_API_KEYS"] = "change-me-worker-api-key-32-chars-minimum"
-	c, err = Load(mapEnv(dev), "")
+	c, err = LoadForTest(mapEnv(dev))
 	require.NoError(t, err)
 	require.Empty(t, c.WorkerAPIKeys, "a placeholder is no key")
 }
@@ -270,6 +314,7 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 		"CREDITS_ORPHAN_AFTER":     "25h",
 		"SENTRY_SAMPLE_RATE":       "1.5",
 		"DISPOSABLE_DOMAINS_URL":   "ftp://lists.example/domains.txt",
+		"HOST":                     "dev-box.local",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -291,4 +336,86 @@ func TestRedactedHidesSecrets(t *testing.T) {
 		}
 	}
 	require.NotContains(t, out, ":pw@", "the database password is masked")
+}
+
+// TRUSTED_PROXIES decides whose X-Forwarded-For is believed for the IP an audit row records and the rate
+// limits key on. A range wider than a private network trusts the world to name its own IP, so it is refused
+// in every environment, naming the variable; a private network and a CDN's published ranges pass.
+func TestTrustedProxiesThatTrustEveryoneAreRefused(t *testing.T) {
+	t.Parallel()
+	for _, tooWide := range []string{"0.0.0.0/0", "::/0", "0.0.0.0/1", "128.0.0.0/1", "8.0.0.0/7", "2000::/3",
+		"::ffff:0.0.0.0/96", "::ffff:10.0.0.0/103", "10.0.0.0/8, 0.0.0.0/0"} {
+		for _, env := range []map[string]string{productionEnv(), {"APP_ENV": EnvDevelopment, "DATABASE_URL": "postgres://x@localhost/db"}} {
+			e := maps.Clone(env)
+			e["TRUSTED_PROXIES"] = tooWide
+			_, err := Load(mapEnv(e), "")
+			requireField(t, err, "TRUSTED_PROXIES")
+			require.ErrorContains(t, err, "wider than any private network", tooWide)
+		}
+	}
+	for _, ok := range []string{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7", "fdaa::/16",
+		"104.16.0.0/13", "2a06:98c0::/29", "203.0.113.7", "2001:db8::1", "::ffff:10.0.0.0/104"} {
+		e := productionEnv()
+		e["TRUSTED_PROXIES"] = ok
+		_, err := Load(mapEnv(e), "")
+		require.NoError(t, err, ok)
+	}
+}
+
+// The start-up log prints the configuration once. A URL may carry its secret in the query (pgx reads
+// password=... there; a list URL may carry an access token): every query value but a few plain connection
+// settings is masked, like the password of the user part.
+func TestRedactedHidesURLQuerySecrets(t *testing.T) {
+	t.Parallel()
+	e := productionEnv()
+	e["DATABASE_URL"] = "postgres://app@db.internal:5432/fabrica?sslmode=require&password=hunter2-in-the-query"
+	e["EMAIL_DRIVER"] = "smtp"
+	e["SMTP_URL"] = "smtps://mailer:smtp-user-password@smtp.example.com:465?auth_token=smtp-query-token#frag-secret"
+	e["DISPOSABLE_DOMAINS_URL"] = "https://lists.example.com/domains.txt?access_token=list-query-token"
+	c, err := Load(mapEnv(e), "")
+	require.NoError(t, err)
+	out := fmt.Sprint(c.Redacted())
+	for _, secret := range []string{"hunter2-in-the-query", "smtp-user-password", "smtp-query-token", "frag-secret", "list-query-token"} {
+		require.NotContains(t, out, secret)
+	}
+	require.Contains(t, out, "postgres://app@db.internal:5432/fabrica?password=xxxxx&sslmode=require",
+		"where it points stays readable")
+	require.Contains(t, out, "https://lists.example.com/domains.txt?access_token=xxxxx")
+}
+
+// Development's secrets and dev-token sessions are public, so by default a development server listens on
+// 127.0.0.1 only, where nobody else on the network can use them; an explicit HOST opens it. Every other
+// environment listens on every interface as before (a container behind a PaaS proxy must).
+func TestDevelopmentListensOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	listen := func(env map[string]string) string {
+		t.Helper()
+		c, err := Load(mapEnv(env), "")
+		require.NoError(t, err)
+		return c.ListenAddr()
+	}
+	dev := map[string]string{"APP_ENV": EnvDevelopment, "DATABASE_URL": "postgres://x@localhost/db"}
+	require.Equal(t, "127.0.0.1:8080", listen(dev))
+	dev["HOST"], dev["PORT"] = "0.0.0.0", "9000"
+	require.Equal(t, "0.0.0.0:9000", listen(dev), "an explicit HOST opens it")
+
+	prod := productionEnv()
+	require.Equal(t, ":8080", listen(prod), "production: every interface, as before")
+	prod["HOST"] = "::"
+	require.Equal(t, "[::]:8080", listen(prod))
+}
+
+// The disposable-domains list screens every sign-up: it is fetched over HTTPS only, so nobody on the path
+// can rewrite it. A plain-HTTP DISPOSABLE_DOMAINS_URL is refused at start, naming the variable.
+func TestDisposableDomainsURLMustBeHTTPS(t *testing.T) {
+	t.Parallel()
+	for _, env := range []map[string]string{productionEnv(), {"APP_ENV": EnvDevelopment, "DATABASE_URL": "postgres://x@localhost/db"}} {
+		e := maps.Clone(env)
+		e["DISPOSABLE_DOMAINS_URL"] = "http://lists.example.com/domains.txt"
+		_, err := Load(mapEnv(e), "")
+		requireField(t, err, "DISPOSABLE_DOMAINS_URL")
+		e["DISPOSABLE_DOMAINS_URL"] = "https://lists.example.com/domains.txt"
+		_, err = Load(mapEnv(e), "")
+		require.NoError(t, err)
+	}
 }

@@ -15,9 +15,9 @@ const minHMACKeyLen = 32
 // minWorkerKeyLen is the shortest WORKER_API_KEYS entry we accept: a bearer secret, as long as an HMAC key.
 const minWorkerKeyLen = 32
 
-// Guard refuses a staging or production configuration that would run with a missing, weak or placeholder
-// secret, with a dev-only driver, or with CORS opened to localhost. It returns the first problem as a
-// *FieldError naming the variable.
+// Guard refuses a staging or production configuration (or a process's test one) that would run with a
+// missing, weak or placeholder secret, with a dev-only driver, or with CORS opened to localhost. It returns
+// the first problem as a *FieldError naming the variable.
 func (c Config) Guard() error {
 	for _, s := range []struct {
 		name   string
@@ -30,7 +30,7 @@ func (c Config) Guard() error {
 		{"EMAIL_UNSUBSCRIBE_SECRET", single(c.EmailUnsubscribeSecret)},
 		{"ERASURE_TOMBSTONE_KEY", single(c.ErasureTombstoneKey)},
 	} {
-		if err := requireSecret(s.name, s.values); err != nil {
+		if err := requireSecret(c.Env, s.name, s.values); err != nil {
 			return err
 		}
 	}
@@ -65,7 +65,7 @@ func (c Config) Guard() error {
 		return fieldErr("COMPANY_LEGAL_NAME", "is required in %s: the legal name of the company, shown in every email's footer", c.Env)
 	}
 	// /metrics exposes business volumes (ledger movements, deliveries per provider) and the pool's state.
-	if err := requireSecret("METRICS_TOKEN", single(c.MetricsToken)); err != nil {
+	if err := requireSecret(c.Env, "METRICS_TOKEN", single(c.MetricsToken)); err != nil {
 		return err
 	}
 	if len(c.MetricsToken) < minHMACKeyLen {
@@ -107,9 +107,9 @@ func (c Config) guardEmail() error {
 	case "log":
 		return fieldErr("EMAIL_DRIVER", "is log, which drops every email; use smtp or resend in %s", c.Env)
 	case "smtp":
-		return requireSecret("SMTP_URL", single(c.SMTPURL))
+		return requireSecret(c.Env, "SMTP_URL", single(c.SMTPURL))
 	case "resend":
-		return requireSecret("RESEND_API_KEY", single(c.ResendAPIKey))
+		return requireSecret(c.Env, "RESEND_API_KEY", single(c.ResendAPIKey))
 	}
 	return nil
 }
@@ -129,9 +129,9 @@ func guardWorkerKeys(keys []string) error {
 	return nil
 }
 
-func requireSecret(name string, values []string) error {
+func requireSecret(env, name string, values []string) error {
 	if len(values) == 0 {
-		return fieldErr(name, "is required in staging and production")
+		return fieldErr(name, "is required in %s (only APP_ENV=development fills a development value)", env)
 	}
 	for _, v := range values {
 		if isPlaceholder(v) {
@@ -190,6 +190,7 @@ func (c Config) Redacted() []slog.Attr {
 	}
 	return []slog.Attr{
 		slog.String("app_env", c.Env),
+		slog.String("host", c.Host),
 		slog.Int("port", c.Port),
 		slog.String("database_url", redactURL(c.DatabaseURL)),
 		slog.Int("db_max_conns", c.DBMaxConns),
@@ -226,17 +227,40 @@ func (c Config) Redacted() []slog.Attr {
 	}
 }
 
-// redactURL drops the password from a connection URL; a key=value DSN is masked whole.
+// plainQueryKeys are the URL query parameters Redacted shows: connection settings that never carry a
+// secret. Every other parameter's value is masked (pgx takes password=..., and a list URL may carry a token).
+var plainQueryKeys = map[string]bool{"sslmode": true, "connect_timeout": true, "application_name": true,
+	"target_session_attrs": true, "host": true, "port": true}
+
+// redactURL shows where a URL points and masks what may be a secret: the password, every query value but
+// plainQueryKeys', and the fragment. A key=value DSN, or anything that is not a hierarchical URL, is
+// masked whole.
 func redactURL(raw string) string {
+	const masked = "xxxxx"
 	if raw == "" {
 		return "unset"
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" {
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
 		return "set(dsn)"
 	}
 	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		u.User = url.UserPassword(u.User.Username(), masked)
 	}
+	if u.RawQuery != "" {
+		q, err := url.ParseQuery(u.RawQuery)
+		if err != nil {
+			return "set(dsn)"
+		}
+		for k, vs := range q {
+			if !plainQueryKeys[strings.ToLower(k)] {
+				for i := range vs {
+					vs[i] = masked
+				}
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment, u.RawFragment = "", ""
 	return u.String()
 }

@@ -17,6 +17,8 @@ var Keys = []Key{
 	{Name: "APP_ENV", Default: EnvProduction},
 	{Name: "APP_NAME", Default: "Fabrica"},
 	{Name: "PORT", Default: "8080"},
+	// Empty: 127.0.0.1 in development (the public dev secrets are active there), every interface elsewhere.
+	{Name: "HOST"},
 	{Name: "DATABASE_URL", Secret: true},
 	{Name: "DB_MAX_CONNS", Default: "10"},
 	{Name: "DB_SIMPLE_PROTOCOL", Default: "false"},

@@ -94,4 +94,19 @@ func (p *parser) cidrs(name string) []*net.IPNet {
 	return out
 }
 
+// tooWideToTrust reports whether a TRUSTED_PROXIES range is wider than the widest private network of its
+// family (10.0.0.0/8, fc00::/7): 0.0.0.0/0 and ::/0 trust everyone, and no proxy fleet needs more than a
+// private network. An IPv4-mapped IPv6 range (::ffff:0.0.0.0/96) is judged as the IPv4 range it is,
+// because net.IPNet.Contains matches IPv4 clients against it that way.
+func tooWideToTrust(n *net.IPNet) bool {
+	ones, bits := n.Mask.Size()
+	if bits == 8*net.IPv6len && n.IP.To4() != nil {
+		ones, bits = ones-96, 8*net.IPv4len
+	}
+	if bits == 8*net.IPv4len {
+		return ones < 8
+	}
+	return ones < 7
+}
+
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

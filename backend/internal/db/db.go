@@ -4,12 +4,15 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -54,6 +57,26 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	return gdb, nil
+}
+
+// OpenProbe opens a pool of one connection on the same database, apart from Open's, for the health
+// checks: whatever the public /health/ready and /status are asked, they hold at most this one connection
+// and never wait for, or take, one the API needs. It connects lazily, so a process that never answers a
+// health check (a worker, a one-shot command) never opens it, and it gives an idle connection back after
+// a minute.
+func OpenProbe(cfg Config) (*sql.DB, error) {
+	pc, err := pgx.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if cfg.SimpleProtocol {
+		pc.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	}
+	sqlDB := stdlib.OpenDB(*pc)
+	sqlDB.SetMaxOpenConns(1)
+	sqlDB.SetMaxIdleConns(1)
+	sqlDB.SetConnMaxIdleTime(time.Minute)
+	return sqlDB, nil
 }
 
 // Close closes the underlying pool.

@@ -24,10 +24,11 @@ var embeddedList []byte
 
 // Config is what the blocklist needs from the service configuration.
 type Config struct {
-	// URL is DISPOSABLE_DOMAINS_URL: a JSON array of domains or a text file of one domain a line. Empty:
-	// no refresh, the embedded list applies.
+	// URL is DISPOSABLE_DOMAINS_URL: an https URL of a JSON array of domains or a text file of one domain
+	// a line. Empty: no refresh, the embedded list applies.
 	URL string
-	// HTTPClient fetches URL; default a client with a 30 s timeout.
+	// HTTPClient fetches URL; default a client with a 30 s timeout. Its redirect policy is replaced:
+	// HTTPS only, at most five.
 	HTTPClient *http.Client
 	// MaxBytes bounds the download (default 16 MiB; the largest public list is about 2.5 MB).
 	MaxBytes int64
@@ -62,9 +63,12 @@ func New(db *gorm.DB, cfg Config, log *slog.Logger) (*Blocklist, error) {
 			embedded[d] = struct{}{}
 		}
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	client := http.Client{Timeout: 30 * time.Second}
+	if cfg.HTTPClient != nil {
+		client = *cfg.HTTPClient
 	}
+	client.CheckRedirect = httpsOnly
+	cfg.HTTPClient = &client
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}

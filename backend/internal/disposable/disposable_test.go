@@ -2,9 +2,13 @@ package disposable_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,17 +60,29 @@ func TestEmbeddedListMatchesDomainsAndParents(t *testing.T) {
 	}
 }
 
-// domainsFile is a list of n made-up domains plus extra, in the upstream .conf format.
-func domainsFile(n int, extra ...string) string {
+// embeddedDomains is the list embedded in the binary, the one in use before any refresh.
+func embeddedDomains(t *testing.T) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("data", "disposable_domains.json"))
+	require.NoError(t, err)
+	var list []string
+	require.NoError(t, json.Unmarshal(raw, &list))
+	return list
+}
+
+// domainsFile is a list in the upstream .conf format: a comment, a blank line, one domain a line.
+func domainsFile(domains ...string) string {
 	var b strings.Builder
 	b.WriteString("# a comment\n\n")
-	for i := range n {
-		fmt.Fprintf(&b, "throwaway%d.example\n", i)
-	}
-	for _, e := range extra {
-		b.WriteString(e + "\n")
+	for _, d := range domains {
+		b.WriteString(d + "\n")
 	}
 	return b.String()
+}
+
+// without is list less the named domains.
+func without(list []string, drop ...string) []string {
+	return slices.DeleteFunc(slices.Clone(list), func(d string) bool { return slices.Contains(drop, d) })
 }
 
 type server struct {
@@ -88,20 +104,28 @@ func (s *server) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte(s.body))
 }
 
+// httpsList serves srv over TLS; cfg gets its URL and a client that trusts its certificate.
+func httpsList(t *testing.T, srv http.Handler, cfg disposable.Config) disposable.Config {
+	t.Helper()
+	ts := httptest.NewTLSServer(srv)
+	t.Cleanup(ts.Close)
+	cfg.URL, cfg.HTTPClient = ts.URL, ts.Client()
+	return cfg
+}
+
 // A refresh replaces the embedded list for every reader of the table; a failed one keeps what was in use.
 func TestRefreshReplacesTheListAndKeepsItOnFailure(t *testing.T) {
 	t.Parallel()
-	srv := &server{status: http.StatusOK, body: domainsFile(150, "Fresh-Throwaway.test", "not a domain")}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	b, db := newList(t, disposable.Config{URL: ts.URL, MaxBytes: 64 << 10})
+	base := embeddedDomains(t)
+	srv := &server{status: http.StatusOK, body: domainsFile(append(without(base, "mailinator.com"), "Fresh-Throwaway.test", "not a domain")...)}
+	b, db := newList(t, httpsList(t, srv, disposable.Config{MaxBytes: 1 << 20}))
 	ctx := context.Background()
 
 	_, ok := check(t, b, db, "a@fresh-throwaway.test")
 	require.False(t, ok, "not on the embedded list")
 	n, err := b.Refresh(ctx)
 	require.NoError(t, err)
-	require.Equal(t, 151, n, "the odd line is dropped, the rest stored")
+	require.Equal(t, len(base), n, "one dropped, one added, the odd line dropped")
 	_, ok = check(t, b, db, "a@x.fresh-throwaway.test")
 	require.True(t, ok)
 	_, ok = check(t, b, db, "a@mailinator.com")
@@ -117,10 +141,10 @@ func TestRefreshReplacesTheListAndKeepsItOnFailure(t *testing.T) {
 		status int
 		body   string
 	}{
-		"http error":   {http.StatusBadGateway, domainsFile(150)},
-		"too few":      {http.StatusOK, domainsFile(5)},
+		"http error":   {http.StatusBadGateway, domainsFile(base...)},
+		"too few":      {http.StatusOK, domainsFile(base[:5]...)},
 		"bad json":     {http.StatusOK, `["a.example",`},
-		"too large":    {http.StatusOK, domainsFile(5000)},
+		"too large":    {http.StatusOK, domainsFile(base...) + strings.Repeat("# padding\n", 1<<17)},
 		"empty":        {http.StatusOK, ""},
 		"json objects": {http.StatusOK, `[{"domain":"a.example"}]`},
 	} {
@@ -132,14 +156,94 @@ func TestRefreshReplacesTheListAndKeepsItOnFailure(t *testing.T) {
 	}
 
 	// A JSON array, the npm package's format, works too (duplicates stored once).
-	srv.set(http.StatusOK, `["json-throwaway.test", "x.example", "X.example", "pad.example"]`)
-	b2, err := disposable.New(db, disposable.Config{URL: ts.URL, MinDomains: 2}, nil)
+	list := append(without(base, "mailinator.com"), "fresh-throwaway.test", "json-throwaway.test", "x.example", "X.example")
+	raw, err := json.Marshal(list)
 	require.NoError(t, err)
-	n, err = b2.Refresh(ctx)
+	srv.set(http.StatusOK, string(raw))
+	n, err = b.Refresh(ctx)
 	require.NoError(t, err)
-	require.Equal(t, 3, n)
+	require.Equal(t, len(base)+2, n)
 	_, ok = check(t, b, db, "a@json-throwaway.test")
 	require.True(t, ok)
+}
+
+// The list screens every sign-up, so only HTTPS brings it: a plain-HTTP URL is refused, and so is a
+// redirect from HTTPS down to plain HTTP (anyone on that path could rewrite the list). HTTPS to HTTPS is
+// followed.
+func TestRefreshFetchesOverHTTPSOnly(t *testing.T) {
+	t.Parallel()
+	list := domainsFile(append(embeddedDomains(t), "fresh-throwaway.test")...)
+	plain := httptest.NewServer(&server{status: http.StatusOK, body: list})
+	t.Cleanup(plain.Close)
+	secure := httptest.NewTLSServer(&server{status: http.StatusOK, body: list})
+	t.Cleanup(secure.Close)
+	redirect := func(to string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, to, http.StatusFound) })
+	}
+	d := pgtest.New(t)
+	ctx := context.Background()
+	for name, cfg := range map[string]disposable.Config{
+		"plain http":                 {URL: plain.URL},
+		"https redirecting to http":  httpsList(t, redirect(plain.URL+"/list.txt"), disposable.Config{}),
+		"https redirecting for ever": httpsList(t, http.RedirectHandler("/again", http.StatusFound), disposable.Config{}),
+	} {
+		b, err := disposable.New(d.Gorm, cfg, nil)
+		require.NoError(t, err)
+		_, err = b.Refresh(ctx)
+		require.ErrorIs(t, err, disposable.ErrBadList, name)
+		_, ok := check(t, b, d.Gorm, "a@fresh-throwaway.test")
+		require.False(t, ok, "%s: nothing stored", name)
+	}
+
+	cfg := httpsList(t, redirect(secure.URL+"/list.txt"), disposable.Config{})
+	cfg.HTTPClient = secure.Client() // trusts both test servers' certificate
+	b, err := disposable.New(d.Gorm, cfg, nil)
+	require.NoError(t, err)
+	_, err = b.Refresh(ctx)
+	require.NoError(t, err, "an https to https redirect is followed")
+	_, ok := check(t, b, d.Gorm, "a@fresh-throwaway.test")
+	require.True(t, ok)
+}
+
+// A list that would block a major mailbox provider, or a parent domain of one, is broken or tampered with:
+// refused, the list in use stays. So is one that differs from the list in use by more than half (a file
+// that lost half its lines, a URL now serving something else); a day's usual churn passes.
+func TestRefreshRefusesAnImplausibleList(t *testing.T) {
+	t.Parallel()
+	base := embeddedDomains(t)
+	srv := &server{}
+	b, db := newList(t, httpsList(t, srv, disposable.Config{}))
+	ctx := context.Background()
+	many := make([]string, len(base)/2+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("throwaway%d.example", i)
+	}
+	for name, list := range map[string][]string{
+		"gmail":                      append(slices.Clone(base), "gmail.com"),
+		"outlook":                    append(slices.Clone(base), "Outlook.com"),
+		"a parent of a provider":     append(slices.Clone(base), "co.uk"),
+		"half of the list gone":      base[:len(base)/2-1],
+		"more than half of it added": append(slices.Clone(base), many...),
+		"another list altogether":    many,
+	} {
+		srv.set(http.StatusOK, domainsFile(list...))
+		_, err := b.Refresh(ctx)
+		require.ErrorIs(t, err, disposable.ErrBadList, name)
+		_, ok := check(t, b, db, "a@mailinator.com")
+		require.True(t, ok, "%s: the embedded list stays in use", name)
+		_, ok = check(t, b, db, "a@gmail.com")
+		require.False(t, ok, name)
+	}
+
+	srv.set(http.StatusOK, domainsFile(append(without(base, base[:100]...), many[:100]...)...))
+	_, err := b.Refresh(ctx)
+	require.NoError(t, err, "a day's churn: 100 in, 100 out")
+	_, ok := check(t, b, db, "a@throwaway7.example")
+	require.True(t, ok)
+	// The next refresh is judged against what is stored now.
+	srv.set(http.StatusOK, domainsFile(base[:len(base)/3]...))
+	_, err = b.Refresh(ctx)
+	require.ErrorIs(t, err, disposable.ErrBadList)
 }
 
 func TestRefreshWithoutURLDoesNothing(t *testing.T) {
@@ -156,9 +260,8 @@ func TestRefreshWithoutURLDoesNothing(t *testing.T) {
 // the table holds one whole list.
 func TestConcurrentRefreshesTakeTurns(t *testing.T) {
 	t.Parallel()
-	ts := httptest.NewServer(&server{status: http.StatusOK, body: domainsFile(300)})
-	defer ts.Close()
-	b, db := newList(t, disposable.Config{URL: ts.URL})
+	list := embeddedDomains(t)
+	b, db := newList(t, httpsList(t, &server{status: http.StatusOK, body: domainsFile(list...)}, disposable.Config{}))
 	start := make(chan struct{})
 	errs := make(chan error, 4)
 	var wg sync.WaitGroup
@@ -177,5 +280,5 @@ func TestConcurrentRefreshesTakeTurns(t *testing.T) {
 	}
 	var n int
 	require.NoError(t, db.Raw(`SELECT count(*) FROM disposable_domains`).Scan(&n).Error)
-	require.Equal(t, 300, n)
+	require.Equal(t, len(list), n)
 }

@@ -21,10 +21,30 @@ const degradedAfter = 500 * time.Millisecond
 
 const checkTimeout = 3 * time.Second
 
+// checkCacheFor is how long a check's result answers /health/ready and /status. Both are public and
+// unauthenticated: a burst of any size costs the database one run of each check per period, not one per
+// request.
+const checkCacheFor = 5 * time.Second
+
 type healthHandler struct {
 	env    string
 	checks []Check
 	now    func() time.Time
+	// cache holds each check's last result, one entry per check (same index).
+	cache []cachedCheck
+}
+
+func newHealthHandler(env string, checks []Check, now func() time.Time) *healthHandler {
+	return &healthHandler{env: env, checks: checks, now: now, cache: make([]cachedCheck, len(checks))}
+}
+
+// cachedCheck is one check's last result. Its mutex is held while the check runs, so callers that arrive
+// meanwhile wait for that run instead of starting their own.
+type cachedCheck struct {
+	mu     sync.Mutex
+	result checkResult
+	at     time.Time
+	valid  bool
 }
 
 type checkResult struct {
@@ -33,6 +53,7 @@ type checkResult struct {
 	Message   string `json:"message,omitempty"`
 	LatencyMS int64  `json:"latency_ms"`
 	latency   time.Duration
+	at        time.Time
 }
 
 // live answers while the process runs; it does no I/O so a slow database never restarts healthy pods.
@@ -49,7 +70,7 @@ type readyResponse struct {
 // ready is the deploy gate: 200 only when every check passes, else 503 naming the failing check.
 func (h *healthHandler) ready(c echo.Context) error {
 	results := h.run(c.Request().Context())
-	resp := readyResponse{OK: true, CheckedAt: h.now().UTC(), Checks: results}
+	resp := readyResponse{OK: true, CheckedAt: h.checkedAt(results), Checks: results}
 	for _, r := range results {
 		resp.OK = resp.OK && r.OK
 	}
@@ -73,9 +94,10 @@ type statusResponse struct {
 
 // status is the public status page feed: always 200, one word per component, no error text.
 func (h *healthHandler) status(c echo.Context) error {
-	resp := statusResponse{CheckedAt: h.now().UTC(), Overall: "operational"}
+	results := h.run(c.Request().Context())
+	resp := statusResponse{CheckedAt: h.checkedAt(results), Overall: "operational"}
 	rank := map[string]int{"operational": 0, "degraded": 1, "down": 2}
-	for _, r := range h.run(c.Request().Context()) {
+	for _, r := range results {
 		st := "operational"
 		switch {
 		case !r.OK:
@@ -91,26 +113,48 @@ func (h *healthHandler) status(c echo.Context) error {
 	return c.JSON(http.StatusOK, resp)
 }
 
-// run executes the checks in parallel, each under its own timeout.
+// run answers every check in parallel, each from its cache or, when that is older than checkCacheFor, by
+// running it under its own timeout.
 func (h *healthHandler) run(ctx context.Context) []checkResult {
 	results := make([]checkResult, len(h.checks))
 	var wg sync.WaitGroup
-	for i, chk := range h.checks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cctx, cancel := context.WithTimeout(ctx, checkTimeout)
-			defer cancel()
-			start := time.Now()
-			err := chk.Run(cctx)
-			r := checkResult{Name: chk.Name, OK: err == nil, latency: time.Since(start)}
-			r.LatencyMS = r.latency.Milliseconds()
-			if err != nil {
-				r.Message = err.Error()
-			}
-			results[i] = r
-		}()
+	for i := range h.checks {
+		wg.Go(func() { results[i] = h.cached(ctx, i) })
 	}
 	wg.Wait()
 	return results
+}
+
+func (h *healthHandler) cached(ctx context.Context, i int) checkResult {
+	c := &h.cache[i]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.valid && h.now().Sub(c.at) < checkCacheFor {
+		return c.result
+	}
+	// Detached from the request: the result answers every caller of the next few seconds, so one caller
+	// going away must not cache a cancelled check for the others.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
+	defer cancel()
+	chk := h.checks[i]
+	start := time.Now()
+	err := chk.Run(cctx)
+	r := checkResult{Name: chk.Name, OK: err == nil, latency: time.Since(start), at: h.now().UTC()}
+	r.LatencyMS = r.latency.Milliseconds()
+	if err != nil {
+		r.Message = err.Error()
+	}
+	c.result, c.at, c.valid = r, r.at, true
+	return r
+}
+
+// checkedAt is when the oldest of the results was measured (now, without checks).
+func (h *healthHandler) checkedAt(results []checkResult) time.Time {
+	oldest := h.now().UTC()
+	for _, r := range results {
+		if r.at.Before(oldest) {
+			oldest = r.at
+		}
+	}
+	return oldest
 }

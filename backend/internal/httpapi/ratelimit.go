@@ -31,9 +31,6 @@ type bucket struct {
 	seen   time.Time
 }
 
-// idleFor is how long a bucket nobody used is kept; a full bucket is what a new one would be anyway.
-const idleFor = 3 * time.Minute
-
 func newLimiter(window time.Duration) *limiter {
 	return &limiter{window: window, now: time.Now, buckets: map[string]*bucket{}}
 }
@@ -67,13 +64,17 @@ func (l *limiter) allow(key string, budget int) (bool, time.Duration) {
 }
 
 // sweep drops idle buckets, at most once a minute, so the map does not grow with every user ever seen.
+// A bucket goes only once it has been idle for a whole window: it refills at budget per window, so by then
+// it is full, exactly what a new bucket would be. Dropped any sooner it would come back full early, and a
+// caller pausing between bursts would get a fresh budget each time (10 an hour becoming 10 every few
+// minutes).
 func (l *limiter) sweep(now time.Time) {
 	if now.Sub(l.lastSweep) < time.Minute {
 		return
 	}
 	l.lastSweep = now
 	for k, b := range l.buckets {
-		if now.Sub(b.seen) > idleFor {
+		if now.Sub(b.seen) >= l.window {
 			delete(l.buckets, k)
 		}
 	}

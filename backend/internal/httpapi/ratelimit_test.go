@@ -30,8 +30,37 @@ func TestLimiterBudgetsAndTierChanges(t *testing.T) {
 	now = now.Add(30 * time.Second) // 5 tokens at 10 a minute
 	require.Equal(t, 2, take("a", 2, 10), "a downgrade caps what is left at the smaller burst")
 
-	now = now.Add(idleFor + 2*time.Minute)
+	now = now.Add(2 * time.Minute)
 	l.allow("c", 1)
 	require.NotContains(t, l.buckets, "a", "idle buckets are swept")
 	require.Contains(t, l.buckets, "c")
+}
+
+// The feedback limit is 10 an hour. A caller who sends 10, pauses a few minutes (while other users' requests
+// run the sweep) and sends 10 again must not find a fresh bucket: over an hour it gets its burst plus what
+// the hour refills, 20, never 10 per pause.
+func TestIdleBucketIsNotSweptBeforeItsWindow(t *testing.T) {
+	t.Parallel()
+	start := time.Unix(1_700_000_000, 0)
+	now := start
+	l := newLimiter(time.Hour)
+	l.now = func() time.Time { return now }
+	allowed := 0
+	for now.Sub(start) < time.Hour {
+		for range 10 {
+			if ok, _ := l.allow("attacker", 10); ok {
+				allowed++
+			}
+		}
+		now = now.Add(4 * time.Minute)
+		l.allow("someone-else", 10) // another user's request runs the sweep
+	}
+	require.LessOrEqual(t, allowed, 20, "10 at once plus 10 refilled over the hour")
+
+	// A bucket idle for its whole window has refilled anyway: sweeping it then changes nothing.
+	now = now.Add(time.Hour)
+	l.allow("someone-else", 10)
+	require.NotContains(t, l.buckets, "attacker", "swept once a window has passed")
+	ok, _ := l.allow("attacker", 10)
+	require.True(t, ok)
 }

@@ -104,7 +104,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 		}))
 	}
 
-	h := &healthHandler{env: cfg.Env, checks: deps.Checks, now: deps.Now}
+	h := newHealthHandler(cfg.Env, deps.Checks, deps.Now)
 	e.GET("/health", h.live)
 	e.GET("/health/ready", h.ready)
 	e.GET("/status", h.status)

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,4 +151,47 @@ func TestHealthEndpoints(t *testing.T) {
 
 	rec = do(e, http.MethodGet, "/health", nil, nil)
 	require.Equal(t, http.StatusOK, rec.Code, "liveness does no I/O and ignores failing checks")
+}
+
+// /health/ready and /status are public: a burst of requests runs each check once (the callers that arrive
+// while it runs wait for its result), and the result answers both endpoints until it is checkCacheFor old.
+func TestHealthChecksRunOncePerCachePeriod(t *testing.T) {
+	t.Parallel()
+	var runs atomic.Int32
+	release := make(chan struct{})
+	slowDB := Check{Name: "database", Run: func(context.Context) error { runs.Add(1); <-release; return nil }}
+	var mu sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	e := New(Config{Env: "test", MaxBodyBytes: 1024}, Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Checks: []Check{slowDB}, Now: clock})
+
+	var wg sync.WaitGroup
+	codes := make(chan int, 200)
+	for i := range 200 {
+		path := "/status"
+		if i%2 == 0 {
+			path = "/health/ready"
+		}
+		wg.Go(func() { codes <- do(e, http.MethodGet, path, nil, nil).Code })
+	}
+	time.Sleep(50 * time.Millisecond) // let the burst pile up behind the one run
+	close(release)
+	wg.Wait()
+	close(codes)
+	for code := range codes {
+		require.Equal(t, http.StatusOK, code)
+	}
+	require.EqualValues(t, 1, runs.Load(), "200 requests, one run")
+
+	mu.Lock()
+	now = now.Add(checkCacheFor - time.Second)
+	mu.Unlock()
+	do(e, http.MethodGet, "/status", nil, nil)
+	require.EqualValues(t, 1, runs.Load(), "still fresh")
+	mu.Lock()
+	now = now.Add(time.Second)
+	mu.Unlock()
+	do(e, http.MethodGet, "/health/ready", nil, nil)
+	require.EqualValues(t, 2, runs.Load(), "stale: run again")
 }
