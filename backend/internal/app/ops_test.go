@@ -90,7 +90,7 @@ func TestPeriodicTasksRunOnTheWorkers(t *testing.T) {
 	require.Eventually(t, func() bool {
 		var names []string
 		require.NoError(t, e.db.Gorm.Raw(`SELECT args->>'name' FROM river_job WHERE kind = 'task' AND state = 'completed' ORDER BY 1`).Scan(&names).Error)
-		return strings.Join(names, ",") == "archive-partitions,expire-subscriptions,hard-delete-accounts,monthly-grants,purge-archive,reconcile-credits"
+		return strings.Join(names, ",") == "archive-partitions,expire-credits,expire-subscriptions,hard-delete-accounts,monthly-grants,purge-archive,reconcile-credits"
 	}, 20*time.Second, 100*time.Millisecond)
 	cancel()
 	require.NoError(t, <-done)

@@ -180,7 +180,7 @@ type movementView struct {
 type creditsResponse struct {
 	Balance int `json:"balance"`
 	// Buckets are where the balance sits, in burn order: what a spend takes first comes first.
-	Buckets    []bucketView   `json:"buckets"`
+	Buckets    []bucketView   `json:"buckets,omitempty"`
 	Items      []movementView `json:"items"`
 	NextCursor string         `json:"next_cursor,omitempty"`
 }
