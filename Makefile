@@ -52,6 +52,12 @@ test: ## run the whole test suite against real Postgres and PgBouncer (installs 
 	@scripts/ensure-pgbouncer.sh >/dev/null
 	$(GO) test -race -count=1 ./...
 
+.PHONY: test-one
+test-one: ## one package, fast, without -race: make test-one PKG=./backend/internal/credits [RUN=TestName]
+	@test -n "$(PKG)" || (echo "usage: make test-one PKG=./backend/internal/credits [RUN=TestName]" >&2; exit 2)
+	@scripts/ensure-postgres.sh >/dev/null
+	$(GO) test -count=1 $(if $(RUN),-run '$(RUN)') $(PKG)
+
 .PHONY: test-browser
 test-browser: ## the operator console and the API viewer in headless Chromium against a real server and Postgres; screenshots in build/screenshots/
 	@scripts/ensure-postgres.sh >/dev/null
@@ -98,6 +104,14 @@ chaos: build ## chaos suite: kill -9, SIGTERM and a Postgres restart under load,
 	@pg_bindir=$$(scripts/ensure-postgres.sh) && \
 	  $(GO) build -o bin/chaos ./backend/cmd/chaos && \
 	  PG_BINDIR=$$pg_bindir bin/chaos -fabrica $(BIN)
+
+.PHONY: rename
+rename: ## make the project yours: make rename MODULE=github.com/acme/app NAME=Acme (docs/making-it-yours.md)
+	@scripts/rename.sh "$(MODULE)" "$(NAME)"
+
+.PHONY: rename-check
+rename-check: ## rename a scratch clone to example.com/acme/app (Acme), check nothing of the old names is left, run its tests
+	scripts/rename-check.sh
 
 .PHONY: clean
 clean: ## remove build output (not the dev database: see db-stop)

@@ -76,7 +76,9 @@ Started from $old_module ($old_title) on $(date -u +%Y-%m-%d).
 
 # Changelog
 
-## Unreleased
+All notable changes to this project are recorded here ([Keep a Changelog](https://keepachangelog.com/)).
+
+## [Unreleased]
 EOF
 
 gofmt -w backend migrations docs 2>/dev/null || true
