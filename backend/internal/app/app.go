@@ -261,12 +261,16 @@ func (a *App) sessions() (*session.Verifier, error) {
 }
 
 // paddleAPI is billing's Paddle API client: the fake from Options in tests, the real one when
-// PADDLE_API_KEY is set, none otherwise (management endpoints then answer 503; webhooks still work).
+// PADDLE_API_KEY is set, the development stand-in without a key in development (a deterministic customer
+// per email, management calls logged), none otherwise (management endpoints then answer 503; webhooks
+// still work).
 func (a *App) paddleAPI() (billing.PaddleAPI, error) {
-	if a.opts.PaddleAPI != nil {
+	switch {
+	case a.opts.PaddleAPI != nil:
 		return a.opts.PaddleAPI, nil
-	}
-	if a.cfg.PaddleAPIKey == "" {
+	case a.cfg.PaddleAPIKey == "" && a.cfg.Env == config.EnvDevelopment:
+		return paddleapi.NewDev(a.log), nil
+	case a.cfg.PaddleAPIKey == "":
 		return nil, nil
 	}
 	return paddleapi.New(paddleapi.Config{BaseURL: a.cfg.PaddleAPIURL, APIKey: a.cfg.PaddleAPIKey})
