@@ -67,7 +67,7 @@ func (s *Service) Delete(ctx context.Context, a audit.Actor) (Deletion, error) {
 // would be a false promise.
 func (s *Service) mailDeletionScheduled(ctx context.Context, tx *gorm.DB, a audit.Actor, deletedAt time.Time) error {
 	var addrs []string
-	if err := tx.WithContext(ctx).Raw(`SELECT email FROM users WHERE id = ?`, a.UserID).Scan(&addrs).Error; err != nil {
+	if err := tx.WithContext(ctx).Raw(`SELECT `+mailAddressSQL+` FROM users WHERE id = ?`, a.UserID).Scan(&addrs).Error; err != nil {
 		return fmt.Errorf("deletion email: %w", err)
 	}
 	if len(addrs) == 0 || addrs[0] == "" {
