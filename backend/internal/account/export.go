@@ -66,6 +66,6 @@ func (s *Service) readExport(ctx context.Context, tx *gorm.DB, a audit.Actor) (E
 	if out.Feedback, err = feedback.ForUserTx(ctx, tx, a.UserID); err != nil {
 		return out, err
 	}
-	out.Audit, err = audit.ForUserTx(ctx, tx, a.UserID)
+	out.Audit, err = audit.ForUserTx(ctx, tx, a.UserID, audit.Actor{ClerkUserID: a.ClerkUserID}.Name())
 	return out, err
 }

@@ -114,9 +114,14 @@ func Write(ctx context.Context, tx *gorm.DB, e Entry) error {
 }
 
 // ForUserTx returns every audit row about userID, oldest first (the GDPR export includes the processing log).
-func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.AuditLog, error) {
+// self is the user's own actor name (Actor.Name of their session): a row keeps its IP only when the user
+// caused it. The rows a worker, an operator or the system wrote about the user carry those callers' IPs
+// (a worker's internal address, an operator's office), which are not the user's data to receive.
+func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, self string) ([]models.AuditLog, error) {
 	rows := []models.AuditLog{}
-	if err := tx.WithContext(ctx).Where("user_id = ?", userID).Order("created_at, id").Find(&rows).Error; err != nil {
+	if err := tx.WithContext(ctx).Model(&models.AuditLog{}).
+		Select("id, actor, action, user_id, resource_type, resource_id, details, CASE WHEN actor = ? THEN host(ip) END AS ip, created_at", self).
+		Where("user_id = ?", userID).Order("created_at, id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("audit rows of user: %w", err)
 	}
 	return rows, nil
