@@ -113,18 +113,21 @@ func Write(ctx context.Context, tx *gorm.DB, e Entry) error {
 	return nil
 }
 
-// ForUserTx returns every audit row about userID, oldest first (the GDPR export includes the processing log).
-// self is the user's own actor name (Actor.Name of their session): a row keeps its IP only when the user
-// caused it. The rows a worker, an operator or the system wrote about the user carry those callers' IPs
-// (a worker's internal address, an operator's office), which are not the user's data to receive.
-func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, self string) ([]models.AuditLog, error) {
-	rows := []models.AuditLog{}
-	if err := tx.WithContext(ctx).Model(&models.AuditLog{}).
-		Select("id, actor, action, user_id, resource_type, resource_id, details, CASE WHEN actor = ? THEN host(ip) END AS ip, created_at", self).
-		Where("user_id = ?", userID).Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("audit rows of user: %w", err)
+// ForUserTx walks every audit row about userID, oldest first, in pages of at most size rows (db.Walk): the
+// GDPR export includes the processing log, however long it is. self is the user's own actor name
+// (Actor.Name of their session): a row keeps its IP only when the user caused it. The rows a worker, an
+// operator or the system wrote about the user carry those callers' IPs (a worker's internal address, an
+// operator's office), which are not the user's data to receive.
+func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, self string, size int, each func([]models.AuditLog) error) error {
+	err := db.Walk(func() *gorm.DB {
+		return tx.WithContext(ctx).Model(&models.AuditLog{}).
+			Select("id, actor, action, user_id, resource_type, resource_id, details, CASE WHEN actor = ? THEN host(ip) END AS ip, created_at", self).
+			Where("user_id = ?", userID)
+	}, size, func(a models.AuditLog) (time.Time, uuid.UUID) { return a.CreatedAt, a.ID }, each)
+	if err != nil {
+		return fmt.Errorf("audit rows of user: %w", err)
 	}
-	return rows, nil
+	return nil
 }
 
 // WriteAtMostEvery writes e unless a row with the same action for the same user was written within the
