@@ -77,7 +77,7 @@ func Exported(name string) string {
 }
 
 // Entry is one audit row. Details must be a curated allow-list of fields for the action, never a whole
-// payload: audit rows are kept indefinitely and exported to the user.
+// payload: audit rows are kept for years (see Purge) and exported to the user.
 type Entry struct {
 	Actor        string
 	Action       string
