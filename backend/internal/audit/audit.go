@@ -130,6 +130,43 @@ func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, self string, 
 	return nil
 }
 
+// ForgetUserTx anonymises the audit rows about userID when the user is erased: every row loses its IP,
+// and the Clerk id, wherever it stands (the actor "user:<id>", the resource id, the details), becomes
+// standIn (the user's tombstone hash, which only the service can recompute from a Clerk id it is given);
+// the user's address, if given, is replaced in the details as well. user_id stays: it is our own random id,
+// meaningless once the user row is gone, and it keeps the rows of one erased user together (the retention
+// of their consent records reads it).
+func ForgetUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, clerkUserID, addr, standIn string) error {
+	if addr == "" {
+		addr = clerkUserID // nothing more to replace
+	}
+	err := tx.WithContext(ctx).Exec(`UPDATE audit_logs SET ip = NULL,
+		actor = CASE WHEN actor = $2 THEN $3 ELSE actor END,
+		resource_id = CASE WHEN resource_id = $4 THEN $5 ELSE resource_id END,
+		details = CASE WHEN strpos(details::text, $4) > 0 OR strpos(details::text, $6) > 0
+		          THEN replace(replace(details::text, $4, $5), $6, $5)::jsonb ELSE details END
+		WHERE user_id = $1`, userID, userPrefix+clerkUserID, userPrefix+standIn, clerkUserID, standIn, addr).Error
+	if err != nil {
+		return fmt.Errorf("forget user in audit log: %w", err)
+	}
+	return nil
+}
+
+// RedactDetailsTx replaces the details of the action's rows about any of resourceIDs with
+// {"redacted": true}: their free text may quote what an erasure removed elsewhere (a failed delivery's
+// error names the user the payload named).
+func RedactDetailsTx(ctx context.Context, tx *gorm.DB, action string, resourceIDs []string) error {
+	if len(resourceIDs) == 0 {
+		return nil
+	}
+	err := tx.WithContext(ctx).Exec(`UPDATE audit_logs SET details = '{"redacted": true}'
+		WHERE action = ? AND resource_id IN ?`, action, resourceIDs).Error
+	if err != nil {
+		return fmt.Errorf("redact audit details: %w", err)
+	}
+	return nil
+}
+
 // WriteAtMostEvery writes e unless a row with the same action for the same user was written within the
 // last every, and reports whether it wrote. It keeps an attacker-triggered action (a refused admin request,
 // say) from growing the table without bound. A transaction-scoped advisory lock on (action, user) makes
