@@ -11,7 +11,7 @@ import (
 // Broadcast audiences and the send-time recipient check. The broadcast package decides what to send; who
 // may receive it is read here, from the users table this package owns.
 
-// Audience selects the users a broadcast goes to: live users (not soft-deleted) with an address, of one
+// Audience selects the users a broadcast goes to: live users (not soft-deleted) with a verified address, of one
 // tier when Tier is set, and only those who gave marketing consent when Consent is set.
 type Audience struct {
 	Tier    string
@@ -23,7 +23,7 @@ type Audience struct {
 // the last id it committed.
 func AudiencePageTx(ctx context.Context, tx *gorm.DB, a Audience, after uuid.UUID, limit int) ([]uuid.UUID, error) {
 	q := tx.WithContext(ctx).Table("users").Select("id").
-		Where("deleted_at IS NULL AND email <> '' AND id > ?", after)
+		Where("deleted_at IS NULL AND "+mailAddressSQL+" <> '' AND id > ?", after)
 	if a.Tier != "" {
 		q = q.Where("current_tier = ?", a.Tier)
 	}
@@ -66,7 +66,7 @@ type Recipient struct {
 
 // RecipientTx reads the user as they are now, so a consent withdrawn, an unsubscribe or a deletion between
 // queueing and sending is honoured: with needConsent (marketing mail) only a user whose marketing consent
-// is given may be mailed. Every mail requires a live user with an address.
+// is given may be mailed. Every mail requires a live user with a verified address.
 func RecipientTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, needConsent bool) (Recipient, error) {
 	var rows []struct {
 		Email                  string
@@ -74,7 +74,7 @@ func RecipientTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, needConsent
 		MarketingConsentGiven  bool
 		MarketingConsentSource *string
 	}
-	if err := tx.WithContext(ctx).Raw(`SELECT email, deleted_at IS NOT NULL AS deleted, marketing_consent_given,
+	if err := tx.WithContext(ctx).Raw(`SELECT `+mailAddressSQL+` AS email, deleted_at IS NOT NULL AS deleted, marketing_consent_given,
 		marketing_consent_source FROM users WHERE id = ?`, userID).Scan(&rows).Error; err != nil {
 		return Recipient{}, fmt.Errorf("recipient: %w", err)
 	}

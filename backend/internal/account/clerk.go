@@ -204,15 +204,15 @@ const upsertUserSQL = `INSERT INTO users (clerk_user_id, email, email_verified, 
 	   AND (users.clerk_synced_at IS NULL OR users.clerk_synced_at < EXCLUDED.clerk_synced_at)
 	RETURNING id, deleted_at IS NOT NULL, xmax = 0`
 
-// claimSignupSQL marks the user's sign-up done if nobody has, and returns the stored address with the
-// second look for a tombstone (a later statement than the upsert, so a newer snapshot: see
-// Erasures.guardTx). The row lock the upsert took orders concurrent user.created deliveries (different
+// claimSignupSQL marks the user's sign-up done if nobody has, and returns the stored address if it is
+// verified (mailAddressSQL) with the second look for a tombstone (a later statement than the upsert, so a
+// newer snapshot: see Erasures.guardTx). The row lock the upsert took orders concurrent user.created deliveries (different
 // event ids for one user): the first sets signup_completed_at, the others wait, re-check and match
 // nothing. A row a session or user.updated created first has no mark yet, so its user.created still
 // runs the hooks.
 const claimSignupSQL = `UPDATE users SET signup_completed_at = now()
 	 WHERE clerk_user_id = $1 AND signup_completed_at IS NULL AND deleted_at IS NULL
-	RETURNING coalesce(email, ''), EXISTS (SELECT 1 FROM erased_users WHERE clerk_id_hash = $2)`
+	RETURNING coalesce(` + mailAddressSQL + `, ''), EXISTS (SELECT 1 FROM erased_users WHERE clerk_id_hash = $2)`
 
 // upsertUser applies snap unless the stored state is newer, deleted or erased, and returns the user either
 // way; with claimSignup it also claims the sign-up (upserted.signedUp). Two statements for a new user

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -40,6 +41,16 @@ func (e Erasures) hash(clerkUserID string) ([]byte, error) {
 	m := hmac.New(sha256.New, e.key)
 	m.Write([]byte(erasureDomain + clerkUserID))
 	return m.Sum(nil), nil
+}
+
+// standIn is what stands for an erased user's Clerk id in the records that outlive them (audit rows):
+// "erased:" and the hex of their tombstone hash.
+func (e Erasures) standIn(clerkUserID string) (string, error) {
+	h, err := e.hash(clerkUserID)
+	if err != nil {
+		return "", err
+	}
+	return "erased:" + hex.EncodeToString(h), nil
 }
 
 // recordTx writes the tombstone of clerkUserID; a second one for the same id is a no-op.

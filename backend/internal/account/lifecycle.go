@@ -10,6 +10,7 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 // DefaultDeletionGrace is the restore window of a soft-deleted account when Config.DeletionGrace is unset.
@@ -67,7 +68,7 @@ func (s *Service) Delete(ctx context.Context, a audit.Actor) (Deletion, error) {
 // would be a false promise.
 func (s *Service) mailDeletionScheduled(ctx context.Context, tx *gorm.DB, a audit.Actor, deletedAt time.Time) error {
 	var addrs []string
-	if err := tx.WithContext(ctx).Raw(`SELECT email FROM users WHERE id = ?`, a.UserID).Scan(&addrs).Error; err != nil {
+	if err := tx.WithContext(ctx).Raw(`SELECT `+mailAddressSQL+` FROM users WHERE id = ?`, a.UserID).Scan(&addrs).Error; err != nil {
 		return fmt.Errorf("deletion email: %w", err)
 	}
 	if len(addrs) == 0 || addrs[0] == "" {
@@ -99,30 +100,42 @@ func (s *Service) cancelSubscriptions(ctx context.Context, tx *gorm.DB, userID u
 const defaultEraseBatch = 100
 
 // HardDeleteExpired erases up to limit users whose soft delete is older than the grace period at now, and
-// returns how many it erased. Each gets a user.hard_deleted audit row first (keyed by clerk_user_id, no
-// personal data) and a tombstone in erased_users (see Erasures) in the same transaction as the delete, so
-// no late event can recreate the user. Deleting the user cascades to subscriptions and credit_transactions,
-// while audit rows survive (audit_logs.user_id is not a foreign key). FOR UPDATE SKIP LOCKED splits the
-// work between concurrent runs, so several instances never erase, or audit, a user twice.
+// returns how many it erased. For each, in one transaction with the delete: a tombstone in erased_users
+// (see Erasures), so no late event can recreate the user; the user's audit rows anonymised (no IPs, the
+// tombstone hash where the Clerk id was: audit.ForgetUserTx), then a user.hard_deleted row naming only the
+// hash; and every archived webhook delivery about the user (their Clerk id, address or Paddle customer)
+// redacted (webhook.RedactTx). Deleting the user cascades to subscriptions and credit_transactions, while
+// audit rows survive (audit_logs.user_id is not a foreign key). FOR UPDATE SKIP LOCKED splits the work
+// between concurrent runs, so several instances never erase, or audit, a user twice.
 func (s *Service) HardDeleteExpired(ctx context.Context, now time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		limit = defaultEraseBatch
 	}
 	var victims []struct {
-		ID          uuid.UUID
-		ClerkUserID string
-		DeletedAt   time.Time
+		ID               uuid.UUID
+		ClerkUserID      string
+		Email            string
+		PaddleCustomerID *string
+		DeletedAt        time.Time
 	}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		err := tx.Raw(`SELECT id, clerk_user_id, deleted_at FROM users WHERE deleted_at <= ?
+		err := tx.Raw(`SELECT id, clerk_user_id, email, paddle_customer_id, deleted_at FROM users WHERE deleted_at <= ?
 			ORDER BY deleted_at, id LIMIT ? FOR UPDATE SKIP LOCKED`, now.Add(-s.grace()), limit).Scan(&victims).Error
 		if err != nil || len(victims) == 0 {
 			return err
 		}
 		ids := make([]uuid.UUID, 0, len(victims))
+		var subjects []string
 		for _, v := range victims {
+			standIn, err := s.erased.standIn(v.ClerkUserID)
+			if err != nil {
+				return err
+			}
+			if err := audit.ForgetUserTx(ctx, tx, v.ID, v.ClerkUserID, v.Email, standIn); err != nil {
+				return err
+			}
 			if err := audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorSystem, Action: ActionHardDeleted,
-				UserID: &v.ID, ResourceType: "user", ResourceID: v.ClerkUserID,
+				UserID: &v.ID, ResourceType: "user", ResourceID: standIn,
 				Details: map[string]any{"deleted_at": v.DeletedAt.UTC()}}); err != nil {
 				return err
 			}
@@ -130,6 +143,16 @@ func (s *Service) HardDeleteExpired(ctx context.Context, now time.Time, limit in
 				return err
 			}
 			ids = append(ids, v.ID)
+			subjects = append(subjects, v.ClerkUserID)
+			if v.Email != "" {
+				subjects = append(subjects, v.Email)
+			}
+			if v.PaddleCustomerID != nil {
+				subjects = append(subjects, *v.PaddleCustomerID)
+			}
+		}
+		if _, err := webhook.RedactTx(ctx, tx, subjects); err != nil {
+			return err
 		}
 		return tx.Exec(`DELETE FROM users WHERE id IN ?`, ids).Error
 	})

@@ -23,7 +23,7 @@ func newService(t *testing.T, cfg account.Config) (*account.Service, *gorm.DB) {
 	return newAccounts(t, d.Gorm, &jobstest.Mailer{}, cfg), d.Gorm
 }
 
-// seedUser inserts a user, soft-deleted at deletedAt unless it is zero, and returns it.
+// seedUser inserts a user with a verified address, soft-deleted at deletedAt unless it is zero, and returns it.
 func seedUser(t *testing.T, db *gorm.DB, clerkID string, deletedAt time.Time) models.User {
 	t.Helper()
 	var del *time.Time
@@ -31,8 +31,8 @@ func seedUser(t *testing.T, db *gorm.DB, clerkID string, deletedAt time.Time) mo
 		del = &deletedAt
 	}
 	var u models.User
-	require.NoError(t, db.Raw(`INSERT INTO users (clerk_user_id, email, deleted_at, marketing_consent_given)
-		VALUES (?, ?, ?, true) RETURNING *`, clerkID, clerkID+"@example.com", del).Scan(&u).Error)
+	require.NoError(t, db.Raw(`INSERT INTO users (clerk_user_id, email, email_verified, deleted_at, marketing_consent_given)
+		VALUES (?, ?, true, ?, true) RETURNING *`, clerkID, clerkID+"@example.com", del).Scan(&u).Error)
 	return u
 }
 

@@ -121,10 +121,17 @@ func DowngradeTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, tier string
 	return rows[0].Changed, rows[0].Deleted, nil
 }
 
-// EmailTx returns a live user's email address, "" when the user is deleted or has none.
+// mailAddressSQL is the one definition of the address we may mail a user at: their address only if it is
+// verified, else empty. Rows stored before migration 00009 kept their address but start unverified, so the
+// address alone says nothing. Every read of an address to send to (EmailTx, the deletion confirmation, the
+// welcome mail's sign-up claim, broadcast audiences and recipients) selects this expression.
+const mailAddressSQL = `CASE WHEN email_verified THEN email ELSE '' END`
+
+// EmailTx returns the address to mail a live user at: "" when the user is deleted, has no address, or has
+// one Clerk has not verified.
 func EmailTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) (string, error) {
 	var addrs []string
-	if err := tx.WithContext(ctx).Raw(`SELECT email FROM users WHERE id = ? AND deleted_at IS NULL`, userID).
+	if err := tx.WithContext(ctx).Raw(`SELECT `+mailAddressSQL+` FROM users WHERE id = ? AND deleted_at IS NULL`, userID).
 		Scan(&addrs).Error; err != nil {
 		return "", fmt.Errorf("user email: %w", err)
 	}

@@ -307,7 +307,7 @@ func TestAdminReplaysAFailedDeliveryOnce(t *testing.T) {
 
 	signer := billing.NewCheckoutSigner(e.app.cfg.CheckoutSigningSecret)
 	cd := map[string]any{"clerk_user_id": "user_late", "email": "late@example.com",
-		"checkout_sig": signer.Sign("user_late", "late@example.com", "pri_pro_monthly", t0.Add(-time.Minute))}
+		"checkout_sig": signer.Sign("user_late", "late@example.com", t0.Add(-time.Minute))}
 	crH, crBody := paddleDelivery(t, "evt_created", "subscription.created", "active", t0, cd)
 	require.Equal(t, http.StatusOK, deliver(e.app.Echo(), webhook.ProviderPaddle, crH, crBody).Code)
 

@@ -199,7 +199,7 @@ func (a *App) wire() error {
 	}
 	pages, err := console.New(console.Config{Development: cfg.Env == config.EnvDevelopment,
 		ClerkPublishableKey: cfg.ClerkPublishableKey, Providers: a.pipeline.Providers(), Statuses: webhook.Statuses,
-		Templates: email.BroadcastTemplates(), Tiers: tierNames})
+		Templates: email.BroadcastTemplates(), BypassTemplates: email.BypassTemplates(), Tiers: tierNames})
 	if err != nil {
 		return fmt.Errorf("config: CLERK_PUBLISHABLE_KEY: %w", err)
 	}

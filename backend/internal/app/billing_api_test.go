@@ -107,7 +107,7 @@ func TestCheckoutAndSubscriptionAndCredits(t *testing.T) {
 	require.Equal(t, "pri_pro_monthly", out.PaddlePriceID)
 	require.Equal(t, "user_new@example.com", out.CustomerEmail)
 	signer := billing.NewCheckoutSigner(e.app.cfg.CheckoutSigningSecret)
-	require.NoError(t, signer.Verify(out.CustomData["checkout_sig"], "user_new", "user_new@example.com", "pri_pro_monthly", time.Now()),
+	require.NoError(t, signer.Verify(out.CustomData["checkout_sig"], "user_new", "user_new@example.com", time.Now()),
 		"the webhook will accept this custom_data")
 
 	rec = e.call(t, http.MethodGet, "/api/v1/billing/subscription", tok, "")
@@ -135,8 +135,8 @@ func TestCheckoutAndSubscriptionAndCredits(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, rec.Code)
 }
 
-// price_id picks the interval at checkout: the response and the signature carry the chosen price, which
-// the webhook will then accept for the first binding.
+// price_id picks the interval at checkout: the response carries the chosen price. The signature names the
+// user, not the price: the plan comes from the subscription's items.
 func TestCheckoutPicksOneOfTheTiersPrices(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
@@ -150,9 +150,9 @@ func TestCheckoutPicksOneOfTheTiersPrices(t *testing.T) {
 	require.Equal(t, "pri_pro_yearly", out.PaddlePriceID)
 	signer := billing.NewCheckoutSigner(e.app.cfg.CheckoutSigningSecret)
 	sig := out.CustomData["checkout_sig"]
-	require.NoError(t, signer.Verify(sig, "user_yearly", "user_yearly@example.com", "pri_pro_yearly", time.Now()))
-	require.ErrorIs(t, signer.Verify(sig, "user_yearly", "user_yearly@example.com", "pri_pro_monthly", time.Now()),
-		billing.ErrCheckoutSignature, "the signature binds the chosen price")
+	require.NoError(t, signer.Verify(sig, "user_yearly", "user_yearly@example.com", time.Now()))
+	require.ErrorIs(t, signer.Verify(sig, "user_other", "user_yearly@example.com", time.Now()),
+		billing.ErrCheckoutSignature, "the signature binds the user")
 }
 
 func TestDeletedAccountGets410(t *testing.T) {

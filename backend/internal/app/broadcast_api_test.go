@@ -97,7 +97,11 @@ func TestBroadcastAPIValidates(t *testing.T) {
 		{"unknown run", http.MethodGet, "/broadcasts/" + unknownID, "", http.StatusNotFound, "not_found"},
 		{"malformed id", http.MethodGet, "/broadcasts/nope", "", http.StatusNotFound, "not_found"},
 		{"send unknown run", http.MethodPost, "/broadcasts/" + unknownID + "/send", "", http.StatusNotFound, "not_found"},
-		{"transactional may bypass", http.MethodPost, "/broadcasts", `{"template":"announcement","subject":"Terms","kind":"transactional","bypass_consent":true}`,
+		{"free-form announcement bypassing consent", http.MethodPost, "/broadcasts", `{"template":"announcement","subject":"Terms","kind":"transactional","bypass_consent":true}`,
+			http.StatusConflict, "bypass_not_allowed"},
+		{"free-form preview bypassing consent", http.MethodPost, "/broadcasts/preview", `{"template":"announcement","subject":"Terms","kind":"transactional","bypass_consent":true}`,
+			http.StatusConflict, "bypass_not_allowed"},
+		{"transactional on consent", http.MethodPost, "/broadcasts", `{"template":"announcement","subject":"Terms","kind":"transactional"}`,
 			http.StatusCreated, ""},
 		{"list", http.MethodGet, "/broadcasts?limit=10", "", http.StatusOK, ""},
 	} {
@@ -110,6 +114,7 @@ func TestBroadcastAPIValidates(t *testing.T) {
 	rec := e.call(t, http.MethodPost, adminAPI+"/broadcasts", boss, `{"template":"announcement","subject":"s","kind":"spam"}`)
 	require.Contains(t, rec.Body.String(), "kind", "the message names the field")
 	require.Equal(t, int64(1), e.count(t, `SELECT count(*) FROM broadcast_runs`))
+	require.Zero(t, e.count(t, `SELECT count(*) FROM broadcast_runs WHERE bypass_consent`), "no free-form run bypasses consent")
 }
 
 // The acceptance path: compose (201), send twice on two server processes (202 each) while two more

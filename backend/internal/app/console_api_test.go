@@ -350,9 +350,9 @@ func TestBroadcastDraftPreview(t *testing.T) {
 	require.NotContains(t, p["html"], "<script>")
 	require.Contains(t, p["text"], email.SampleUnsubscribeURL)
 	rec = e.call(t, http.MethodPost, adminAPI+"/broadcasts/preview", boss,
-		`{"template":"announcement","subject":"Terms","kind":"transactional","bypass_consent":true}`)
+		`{"template":"announcement","subject":"Terms","kind":"transactional"}`)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	require.NotContains(t, rec.Body.String(), "unsubscribe?t=", "mail that bypasses consent carries no unsubscribe link")
+	require.Contains(t, rec.Body.String(), email.SampleUnsubscribeURL, "transactional mail on consent carries the link too")
 	rec = e.call(t, http.MethodPost, adminAPI+"/broadcasts/preview", boss, `{"template":"announcement","subject":"","kind":"marketing"}`)
 	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
 	require.Contains(t, rec.Body.String(), "subject")

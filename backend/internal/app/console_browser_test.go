@@ -344,8 +344,8 @@ func TestConsoleInABrowser(t *testing.T) {
 	op.ready("Broadcasts")
 	op.do(chromedp.SetValue(chromedp.ID("b-subject"), "Scheduled maintenance"),
 		chromedp.SetValue(chromedp.ID("b-body"), "We will be **down for ten minutes** on Sunday at 06:00 UTC.\n\n- exports pause\n- webhooks queue up"),
-		chromedp.Click(chromedp.CSS(`input[name=kind][value=transactional]`)), chromedp.Click(chromedp.ID("b-bypass")),
-		chromedp.Click(chromedp.ID("b-preview")))
+		chromedp.Click(chromedp.CSS(`input[name=kind][value=transactional]`)), chromedp.Click(chromedp.ID("b-preview")))
+	require.Equal(t, "true", op.eval(`String(document.getElementById("b-bypass").disabled)`), "a free-form announcement cannot bypass consent")
 	op.wait("the preview", `(document.getElementById("preview-text")?.textContent || "").includes("down for ten minutes")`)
 	op.shot("broadcast-compose")
 	op.do(chromedp.Click(chromedp.ID("b-save")))
@@ -357,7 +357,8 @@ func TestConsoleInABrowser(t *testing.T) {
 	op.wait("the confirmation", `document.getElementById("send-dialog").open`)
 	op.do(chromedp.Click(chromedp.ID("send-confirm")))
 	op.wait("the broadcast to finish", `document.querySelector("#run-status .badge")?.textContent === "finished"`)
-	require.Contains(t, op.eval(`document.getElementById("run-counts").textContent`), "3 sent", "ann, bob and the operator")
+	require.Contains(t, op.eval(`document.getElementById("run-counts").textContent`), "3 skipped",
+		"ann, bob and the operator: none of them gave marketing consent, and an announcement is sent on consent only")
 	op.shot("broadcast")
 	stop()
 	require.NoError(t, <-worked)

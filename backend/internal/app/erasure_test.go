@@ -87,7 +87,7 @@ func TestItem11ErasedUserIsNotRecreatedFromCheckoutData(t *testing.T) {
 	e.eraseAll(t)
 
 	now := time.Now().UTC()
-	sig := billing.NewCheckoutSigner(e.app.cfg.CheckoutSigningSecret).Sign("user_paid", "user_paid@example.com", "pri_pro_monthly", now.Add(-time.Minute))
+	sig := billing.NewCheckoutSigner(e.app.cfg.CheckoutSigningSecret).Sign("user_paid", "user_paid@example.com", now.Add(-time.Minute))
 	body, err := json.Marshal(map[string]any{"event_id": "evt_late", "event_type": "subscription.created", "occurred_at": now,
 		"data": map[string]any{"id": "sub_late", "status": "active", "customer_id": "ctm_late",
 			"current_billing_period": map[string]any{"starts_at": now, "ends_at": now.AddDate(0, 1, 0)},

@@ -74,7 +74,7 @@ func TestExactlyOnceThroughPgBouncer(t *testing.T) {
 		"the failed delivery's claim rolled back with it")
 	signer := billing.NewCheckoutSigner(servers[0].app.cfg.CheckoutSigningSecret)
 	cd := map[string]any{"clerk_user_id": "user_late", "email": "late@example.com",
-		"checkout_sig": signer.Sign("user_late", "late@example.com", "pri_pro_monthly", t0.Add(-time.Minute))}
+		"checkout_sig": signer.Sign("user_late", "late@example.com", t0.Add(-time.Minute))}
 	crH, crBody := paddleDelivery(t, "evt_pooled_cr", "subscription.created", "active", t0, cd)
 	require.Equal(t, http.StatusOK, deliver(servers[1].app.Echo(), webhook.ProviderPaddle, crH, crBody).Code)
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
@@ -53,6 +55,10 @@ func (a *App) tasks() []jobs.Task {
 		}},
 		{Name: "purge-archive", Every: 24 * time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
 			n, err := webhook.PurgeArchive(ctx, a.db, now.Add(-a.cfg.WebhookArchiveRetention), purgeBatch)
+			return jobs.Report{"deleted": n}, err
+		}},
+		{Name: "purge-audit", Every: 24 * time.Hour, Run: func(ctx context.Context, now time.Time) (jobs.Report, error) {
+			n, err := audit.Purge(ctx, a.db, account.AuditRetention(now, a.cfg.AuditRetention, a.cfg.AuditConsentRetention), purgeBatch)
 			return jobs.Report{"deleted": n}, err
 		}},
 	}, append(a.catchupTasks(), a.blocklistTasks()...)...)

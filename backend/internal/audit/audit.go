@@ -77,7 +77,7 @@ func Exported(name string) string {
 }
 
 // Entry is one audit row. Details must be a curated allow-list of fields for the action, never a whole
-// payload: audit rows are kept indefinitely and exported to the user.
+// payload: audit rows are kept for years (see Purge) and exported to the user.
 type Entry struct {
 	Actor        string
 	Action       string
@@ -113,13 +113,58 @@ func Write(ctx context.Context, tx *gorm.DB, e Entry) error {
 	return nil
 }
 
-// ForUserTx returns every audit row about userID, oldest first (the GDPR export includes the processing log).
-func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.AuditLog, error) {
-	rows := []models.AuditLog{}
-	if err := tx.WithContext(ctx).Where("user_id = ?", userID).Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("audit rows of user: %w", err)
+// ForUserTx walks every audit row about userID, oldest first, in pages of at most size rows (db.Walk): the
+// GDPR export includes the processing log, however long it is. self is the user's own actor name
+// (Actor.Name of their session): a row keeps its IP only when the user caused it. The rows a worker, an
+// operator or the system wrote about the user carry those callers' IPs (a worker's internal address, an
+// operator's office), which are not the user's data to receive.
+func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, self string, size int, each func([]models.AuditLog) error) error {
+	err := db.Walk(func() *gorm.DB {
+		return tx.WithContext(ctx).Model(&models.AuditLog{}).
+			Select("id, actor, action, user_id, resource_type, resource_id, details, CASE WHEN actor = ? THEN host(ip) END AS ip, created_at", self).
+			Where("user_id = ?", userID)
+	}, size, func(a models.AuditLog) (time.Time, uuid.UUID) { return a.CreatedAt, a.ID }, each)
+	if err != nil {
+		return fmt.Errorf("audit rows of user: %w", err)
 	}
-	return rows, nil
+	return nil
+}
+
+// ForgetUserTx anonymises the audit rows about userID when the user is erased: every row loses its IP,
+// and the Clerk id, wherever it stands (the actor "user:<id>", the resource id, the details), becomes
+// standIn (the user's tombstone hash, which only the service can recompute from a Clerk id it is given);
+// the user's address, if given, is replaced in the details as well. user_id stays: it is our own random id,
+// meaningless once the user row is gone, and it keeps the rows of one erased user together (the retention
+// of their consent records reads it).
+func ForgetUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, clerkUserID, addr, standIn string) error {
+	if addr == "" {
+		addr = clerkUserID // nothing more to replace
+	}
+	err := tx.WithContext(ctx).Exec(`UPDATE audit_logs SET ip = NULL,
+		actor = CASE WHEN actor = $2 THEN $3 ELSE actor END,
+		resource_id = CASE WHEN resource_id = $4 THEN $5 ELSE resource_id END,
+		details = CASE WHEN strpos(details::text, $4) > 0 OR strpos(details::text, $6) > 0
+		          THEN replace(replace(details::text, $4, $5), $6, $5)::jsonb ELSE details END
+		WHERE user_id = $1`, userID, userPrefix+clerkUserID, userPrefix+standIn, clerkUserID, standIn, addr).Error
+	if err != nil {
+		return fmt.Errorf("forget user in audit log: %w", err)
+	}
+	return nil
+}
+
+// RedactDetailsTx replaces the details of the action's rows about any of resourceIDs with
+// {"redacted": true}: their free text may quote what an erasure removed elsewhere (a failed delivery's
+// error names the user the payload named).
+func RedactDetailsTx(ctx context.Context, tx *gorm.DB, action string, resourceIDs []string) error {
+	if len(resourceIDs) == 0 {
+		return nil
+	}
+	err := tx.WithContext(ctx).Exec(`UPDATE audit_logs SET details = '{"redacted": true}'
+		WHERE action = ? AND resource_id IN ?`, action, resourceIDs).Error
+	if err != nil {
+		return fmt.Errorf("redact audit details: %w", err)
+	}
+	return nil
 }
 
 // WriteAtMostEvery writes e unless a row with the same action for the same user was written within the

@@ -68,7 +68,7 @@ func (f *fixture) packPurchase(t *testing.T, eventID, txnID string, at time.Time
 	e := f.samples(t).renewal.as(eventID, "transaction.completed", at).set("data.id", txnID).
 		set("data.origin", "web").set("data.subscription_id", nil).set("data.billing_period", nil).
 		set("data.items", []any{map[string]any{"price": map[string]any{"id": priPack}, "quantity": quantity}})
-	return f.signed(e, priPack, at.Add(-time.Minute))
+	return f.signed(e, at.Add(-time.Minute))
 }
 
 // refund is an approved adjustment of a transaction.

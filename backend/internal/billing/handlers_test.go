@@ -100,8 +100,8 @@ type sub struct {
 	txn                               string
 }
 
-func (f *fixture) signedCustomData(clerkID, mail, price string, issued time.Time) map[string]any {
-	return map[string]any{"clerk_user_id": clerkID, "email": mail, "checkout_sig": f.signer.Sign(clerkID, mail, price, issued)}
+func (f *fixture) signedCustomData(clerkID, mail string, issued time.Time) map[string]any {
+	return map[string]any{"clerk_user_id": clerkID, "email": mail, "checkout_sig": f.signer.Sign(clerkID, mail, issued)}
 }
 
 func (s sub) payload() []byte {
@@ -137,7 +137,7 @@ func (f *fixture) mustDeliver(t *testing.T, body []byte) {
 func (f *fixture) created(occurred time.Time, eventID string) sub {
 	return sub{eventID: eventID, eventType: "subscription.created", status: "active", occurred: occurred,
 		start: p1Start, end: p1End, txn: "txn_1",
-		customData: f.signedCustomData("user_1", "ada@example.com", "pri_pro_monthly", occurred.Add(-time.Minute))}
+		customData: f.signedCustomData("user_1", "ada@example.com", occurred.Add(-time.Minute))}
 }
 
 type state struct {
@@ -226,17 +226,15 @@ func TestCanceledAfterPeriodEndDowngradesAtOnce(t *testing.T) {
 		"pro has a rollover rule: its allowance ends with the subscription")
 }
 
-// subscription.updated delivered before subscription.created ends in the same state as the right order.
+// subscription.updated delivered before subscription.created ends in the same state as the right order,
+// even when it carries another price (a switch to yearly) than the checkout began with: both carry the
+// checkout's custom_data, whose signature names the user, not the plan.
 func TestUpdatedBeforeCreated(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	updated := sub{eventID: "evt_u", eventType: "subscription.updated", status: "active", occurred: t0.Add(time.Hour),
-		start: p1Start, end: p1End, price: "pri_pro_yearly",
-		customData: f.signedCustomData("user_1", "ada@example.com", "pri_pro_monthly", t0),
-		scheduled:  map[string]any{"action": "cancel", "effective_at": p1End}}
-	// The yearly price is not the signed one, so the first binding must come from a matching signature:
-	// sign for the price this snapshot carries.
-	updated.customData = f.signedCustomData("user_1", "ada@example.com", "pri_pro_yearly", t0)
+		start: p1Start, end: p1End, price: "pri_pro_yearly", customData: f.created(t0, "evt_c").customData,
+		scheduled: map[string]any{"action": "cancel", "effective_at": p1End}}
 	f.mustDeliver(t, updated.payload())
 	f.mustDeliver(t, f.created(t0, "evt_c").payload())
 	require.Equal(t, state{Status: "active", Tier: "pro", UserTier: "pro", Grants: 1, Balance: 1000}, f.state(t))
@@ -254,7 +252,7 @@ func TestCreatedActivatedRace(t *testing.T) {
 		f := setup(t)
 		created := f.created(t0, "evt_created").payload()
 		activated := sub{eventID: "evt_activated", eventType: "subscription.activated", status: "active", occurred: t0,
-			start: p1Start, end: p1End, customData: f.signedCustomData("user_1", "ada@example.com", "pri_pro_monthly", t0)}.payload()
+			start: p1Start, end: p1End, customData: f.signedCustomData("user_1", "ada@example.com", t0)}.payload()
 		start := make(chan struct{})
 		errs := make(chan error, 2)
 		for _, body := range [][]byte{created, activated} {

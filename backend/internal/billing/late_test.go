@@ -17,7 +17,7 @@ func TestALateCheckoutStillProvisionsAnExistingUser(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	late := f.created(t0, "evt_late")
-	late.customData = f.signedCustomData("user_1", "ada@example.com", "pri_pro_monthly", t0.Add(-7*time.Hour))
+	late.customData = f.signedCustomData("user_1", "ada@example.com", t0.Add(-7*time.Hour))
 
 	_, err := f.deliver(t, late.payload())
 	require.ErrorIs(t, err, webhook.ErrHandlerFailed, "not seen yet and too old to create: retried, not rejected for good")

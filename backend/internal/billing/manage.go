@@ -83,7 +83,7 @@ func (s *Service) signedCheckout(ctx context.Context, a audit.Actor, priceID str
 	}
 	return CheckoutData{PaddlePriceID: priceID, CustomerID: customer, CustomerEmail: u.Email, CustomData: map[string]string{
 		"clerk_user_id": a.ClerkUserID, "email": u.Email,
-		"checkout_sig": s.signer.Sign(a.ClerkUserID, u.Email, priceID, s.now()),
+		"checkout_sig": s.signer.Sign(a.ClerkUserID, u.Email, s.now()),
 	}}, nil
 }
 

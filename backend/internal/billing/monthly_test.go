@@ -25,7 +25,7 @@ func (f *fixture) yearlyFrom(t *testing.T, start time.Time) event {
 	t.Helper()
 	e := loadEvent(t, "subscription_created_yearly_team.json").set("occurred_at", start.Add(2*time.Second)).
 		period(start, start.AddDate(1, 0, 0))
-	return f.signed(e, priTeamYear, start)
+	return f.signed(e, start)
 }
 
 // monthAfter is start plus k calendar months, the day clamped to the month's last (Jan 31 -> Feb 28).
@@ -154,7 +154,7 @@ func TestMonthlyGrantsConcurrentRunsGrantOnce(t *testing.T) {
 		clerk, mail := fmt.Sprintf("user_%d", i), fmt.Sprintf("u%d@example.com", i)
 		e := f.yearlyFrom(t, start).set("event_id", fmt.Sprintf("evt_c%d", i)).set("data.id", fmt.Sprintf("sub_%d", i)).
 			set("data.custom_data.clerk_user_id", clerk).set("data.custom_data.email", mail).
-			set("data.custom_data.checkout_sig", f.signer.Sign(clerk, mail, priTeamYear, start))
+			set("data.custom_data.checkout_sig", f.signer.Sign(clerk, mail, start))
 		f.mustDeliver(t, e.body())
 	}
 	now := start.AddDate(0, 3, 5) // months 1, 2 and 3 are due

@@ -19,7 +19,10 @@ var ErrUnresolvableUser = errors.New("cannot resolve the user of this paddle eve
 
 // resolveUser finds the user a Paddle entity belongs to, in order of trust:
 //  1. an existing subscription row for subscriptionID (bound earlier);
-//  2. a checkout signature in custom_data — present but invalid is a hard reject, never a fall-through;
+//  2. a checkout signature in custom_data, which proves who checked out, not the plan (the plan is the
+//     snapshot's items, whatever price the checkout began with: a plan change delivered before the
+//     subscription's creation binds like the creation) — present but invalid is a hard reject, never a
+//     fall-through;
 //     a signed user we have not seen yet (their Clerk webhook is still retrying) is created from the signed data,
 //     unless they were erased (account.ErrErased fails the delivery: it is a replay from before the erasure);
 //  3. a Paddle customer id bound to a user by our own API call (users.paddle_customer_id) — never "the first
@@ -31,7 +34,7 @@ func (s *Service) resolveUser(ctx context.Context, tx *gorm.DB, subscriptionID, 
 		}
 	}
 	if cd != nil && cd.CheckoutSig != "" {
-		issued, err := s.signer.VerifyMAC(cd.CheckoutSig, cd.ClerkUserID, cd.Email, priceID)
+		issued, err := s.signer.VerifyMAC(cd.CheckoutSig, cd.ClerkUserID, cd.Email, s.legacyPrices(priceID)...)
 		if err != nil {
 			// A forged or tampered signature never becomes valid: permanent (archived failed, audited).
 			return uuid.Nil, webhook.Permanent(fmt.Errorf("%w (clerk_user_id %q)", err, cd.ClerkUserID))
@@ -68,4 +71,19 @@ func userOfSubscription(ctx context.Context, tx *gorm.DB, subscriptionID string)
 		return uuid.Nil, false, nil
 	}
 	return ids[0], true, nil
+}
+
+// legacyPrices are the prices a v1 checkout signature (which bound the price too) may have been issued for:
+// the event's plan price first (the common case, one HMAC), then every price of the tiers file, so a plan
+// changed before the subscription's creation was delivered still binds its user.
+func (s *Service) legacyPrices(planPrice string) []string {
+	out := []string{planPrice}
+	for _, t := range s.tiers.List() {
+		for _, p := range t.PaddlePriceIDs {
+			if p != planPrice {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 )
 
-// signedAs makes e the subscription subID of another user, signed for price.
-func (f *fixture) signedAs(e event, subID, clerk, mail, price string) event {
+// signedAs makes e the subscription subID of another user, signed for them.
+func (f *fixture) signedAs(e event, subID, clerk, mail string) event {
 	return e.set("event_id", "evt_"+subID).set("data.id", subID).set("data.custom_data.clerk_user_id", clerk).
-		set("data.custom_data.email", mail).set("data.custom_data.checkout_sig", f.signer.Sign(clerk, mail, price, sampleT0))
+		set("data.custom_data.email", mail).set("data.custom_data.checkout_sig", f.signer.Sign(clerk, mail, sampleT0))
 }
 
 // MRR comes from the amounts customers pay, per currency and normalised to a month: recurring items only
@@ -28,14 +28,14 @@ func TestRevenueFromRealAmounts(t *testing.T) {
 	// Yearly Team, 10 seats at 300.00 + 2 storage add-ons at 120.00, a year: 3240.00/12 = 270.00 a month.
 	f.mustDeliver(t, s.yearly.body())
 	// The same plan billed in EUR: the Team seats at the EUR override (55.00), storage at its base USD price.
-	f.mustDeliver(t, f.signedAs(s.yearly.clone(), "sub_eur", "user_eur", "eur@example.com", priTeamYear).
+	f.mustDeliver(t, f.signedAs(s.yearly.clone(), "sub_eur", "user_eur", "eur@example.com").
 		set("data.currency_code", "EUR").set("data.discount", nil).body())
 	// A subscription from before items were stored: its one item has no amount, the tiers file has one.
-	f.mustDeliver(t, f.signedAs(s.teamMonthly.clone(), "sub_old", "user_old", "old@example.com", priTeamMonth).body())
+	f.mustDeliver(t, f.signedAs(s.teamMonthly.clone(), "sub_old", "user_old", "old@example.com").body())
 	require.NoError(t, f.db.Exec(`UPDATE subscription_items SET unit_amount = NULL, currency = NULL, billing_interval = NULL,
 		billing_frequency = NULL WHERE subscription_id = (SELECT id FROM subscriptions WHERE paddle_subscription_id = 'sub_old')`).Error)
 	// A trial is not revenue.
-	f.mustDeliver(t, f.signedAs(s.monthly.clone(), "sub_trial", "user_trial", "trial@example.com", priProMonth).
+	f.mustDeliver(t, f.signedAs(s.monthly.clone(), "sub_trial", "user_trial", "trial@example.com").
 		set("data.status", "trialing").body())
 
 	rev, err := f.svc.RevenueTx(context.Background(), f.db)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
@@ -31,14 +32,14 @@ type sampleEvents struct {
 func (f *fixture) samples(t *testing.T) sampleEvents {
 	t.Helper()
 	return sampleEvents{
-		yearly:   f.signed(loadEvent(t, "subscription_created_yearly_team.json"), priTeamYear, sampleT0),
-		monthly:  f.signed(loadEvent(t, "subscription_created_monthly_pro.json"), priProMonth, sampleT0),
-		toTeam:   f.signed(loadEvent(t, "subscription_updated_to_team.json"), priProMonth, sampleT0),
-		renewal:  f.signed(loadEvent(t, "transaction_completed_renewal.json"), priProMonth, sampleT0),
-		canceled: f.signed(loadEvent(t, "subscription_canceled.json"), priProMonth, sampleT0),
+		yearly:   f.signed(loadEvent(t, "subscription_created_yearly_team.json"), sampleT0),
+		monthly:  f.signed(loadEvent(t, "subscription_created_monthly_pro.json"), sampleT0),
+		toTeam:   f.signed(loadEvent(t, "subscription_updated_to_team.json"), sampleT0),
+		renewal:  f.signed(loadEvent(t, "transaction_completed_renewal.json"), sampleT0),
+		canceled: f.signed(loadEvent(t, "subscription_canceled.json"), sampleT0),
 		teamMonthly: f.signed(loadEvent(t, "subscription_updated_to_team.json").
 			as("evt_01hv8x2a9nf5b4ba3fk7rwwqy0", "subscription.created", sampleT0.Add(2*time.Second)).
-			set("data.transaction_id", "txn_01hv8wptq8987qeep44cyrewp9"), priTeamMonth, sampleT0),
+			set("data.transaction_id", "txn_01hv8wptq8987qeep44cyrewp9"), sampleT0),
 	}
 }
 
@@ -225,7 +226,7 @@ func TestPlanItemChoice(t *testing.T) {
 	f := newFixture(t, d, sampleTiers)
 	s := f.samples(t)
 	both := s.monthly.clone().set("data.items.0", s.toTeam.get("data.items.1")) // team x3 first, pro second
-	f.mustDeliver(t, f.signed(both, priTeamMonth, sampleT0).body())
+	f.mustDeliver(t, f.signed(both, sampleT0).body())
 	require.Equal(t, "team", f.sampleState(t).Tier)
 	var others string
 	require.NoError(t, f.db.Raw(`SELECT details->>'other_tiered_prices' FROM audit_logs WHERE action = 'subscription.created'`).Scan(&others).Error)
@@ -246,16 +247,26 @@ func TestPlanItemChoice(t *testing.T) {
 	require.Equal(t, 1000, fixed.sampleState(t).Balance)
 }
 
-// The checkout signs the plan's price: a signature for the add-on that comes first in items is rejected.
-func TestCheckoutSignatureBindsThePlanPriceWhereverItSits(t *testing.T) {
+// A checkout signature issued before v2 bound a price too. It still binds its user when it bound the plan's
+// price or another price of the tiers file (a plan changed before the creation was delivered), never when
+// it bound a price no tier lists (the add-on that comes first in items): that one is a forgery, archived
+// failed and answered 200.
+func TestV1CheckoutSignatureBindsThroughAnyTierPrice(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, pgtest.New(t), sampleTiers)
-	wrong := f.signed(f.samples(t).monthly, priStorageMonth, sampleT0)
+	monthly := f.samples(t).monthly
+	wrong := monthly.clone().set("data.custom_data.checkout_sig", billing.SignV1(f.signer, "user_1", "ada@example.com", priStorageMonth, sampleT0))
 	res, err := f.deliver(t, wrong.body())
 	require.NoError(t, err, "a forgery is permanent: archived failed, answered 200")
 	require.Equal(t, webhook.ReasonUnprocessable, res.Reason)
 	var reason string
 	require.NoError(t, f.db.Raw(`SELECT error_message FROM webhook_events WHERE processing_status = 'failed' LIMIT 1`).Scan(&reason).Error)
 	require.Contains(t, reason, "invalid checkout signature")
-	f.mustDeliver(t, f.signed(wrong.as("evt_retry", "subscription.created", sampleT0), priProMonth, sampleT0).body())
+
+	for i, price := range []string{priProMonth, priTeamYear} {
+		d := newFixture(t, pgtest.New(t), sampleTiers)
+		v1 := monthly.clone().set("data.custom_data.checkout_sig", billing.SignV1(d.signer, "user_1", "ada@example.com", price, sampleT0))
+		d.mustDeliver(t, v1.body())
+		require.Equal(t, "pro", d.sampleState(t).Tier, "case %d: signed for %s", i, price)
+	}
 }

@@ -131,9 +131,9 @@ func (e event) body() []byte {
 	return b
 }
 
-// signed puts a checkout signature for price, issued at issued, into custom_data.
-func (f *fixture) signed(e event, price string, issued time.Time) event {
-	return e.set("data.custom_data.checkout_sig", f.signer.Sign("user_1", "ada@example.com", price, issued))
+// signed puts a checkout signature issued at issued into custom_data.
+func (f *fixture) signed(e event, issued time.Time) event {
+	return e.set("data.custom_data.checkout_sig", f.signer.Sign("user_1", "ada@example.com", issued))
 }
 
 // deliverInOrder delivers each event ten times, in order; every delivery must succeed.

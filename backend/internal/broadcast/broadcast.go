@@ -21,7 +21,7 @@ import (
 
 // Kinds of broadcast. Marketing mail always needs the recipient's marketing consent and carries the
 // RFC 8058 unsubscribe headers; transactional mail (terms changed, an outage) needs it too unless the run
-// says bypass_consent.
+// says bypass_consent, which only a template with fixed wording may (email.MayBypassConsent).
 const (
 	KindMarketing     = "marketing"
 	KindTransactional = "transactional"
@@ -63,6 +63,10 @@ var (
 	ErrUnknownTemplate = errors.New("unknown broadcast template")
 	// ErrConsentRequired means a marketing broadcast asked to bypass consent: marketing mail never may.
 	ErrConsentRequired = errors.New("marketing email cannot bypass consent")
+	// ErrBypassNeedsFixedWording means a broadcast of a free-form template (the announcement: an operator's
+	// own subject and body) asked to bypass consent. Only a template whose wording is fixed may: free text
+	// sent to everyone without consent and without an unsubscribe link is a mailing, whatever its kind says.
+	ErrBypassNeedsFixedWording = errors.New("only a template with fixed wording may bypass consent")
 )
 
 // Jobs enqueues the dispatcher and the send jobs inside the caller's transaction (*jobs.Queue implements

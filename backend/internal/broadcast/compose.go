@@ -54,9 +54,13 @@ type Counts struct {
 	Pending, Sent, Skipped, Failed int64
 }
 
-// gated reports whether the run's mail needs the recipient's marketing consent: always for marketing,
-// and for transactional mail unless the run bypasses consent.
-func gated(r models.BroadcastRun) bool { return r.Kind == KindMarketing || !r.BypassConsent }
+// gated reports whether the run's mail needs the recipient's marketing consent: always for marketing, and
+// for transactional mail unless the run bypasses consent with a template of fixed wording. The template is
+// checked here too, at send time, so a run stored before that rule (a free-form one marked bypass_consent)
+// is sent on consent, with its unsubscribe link.
+func gated(r models.BroadcastRun) bool {
+	return r.Kind == KindMarketing || !r.BypassConsent || !email.MayBypassConsent(r.Template)
+}
 
 // Create validates a draft, stores it queued and audits broadcast.queued. Nothing is sent until Send.
 func (s *Service) Create(ctx context.Context, a audit.Actor, d Draft) (Run, error) {
@@ -104,6 +108,9 @@ func (s *Service) validate(d *Draft) error {
 	}
 	if d.Kind == KindMarketing && d.BypassConsent {
 		return ErrConsentRequired
+	}
+	if d.BypassConsent && !email.MayBypassConsent(d.Template) {
+		return ErrBypassNeedsFixedWording
 	}
 	if d.Audience.Tier != "" {
 		if _, ok := s.tiers.ByName(d.Audience.Tier); !ok {

@@ -27,6 +27,8 @@ func TestCreateValidatesTheDraft(t *testing.T) {
 	}{
 		{"unknown template", with(func(d *broadcast.Draft) { d.Template = "welcome" }), broadcast.ErrUnknownTemplate, ""},
 		{"marketing bypassing consent", with(func(d *broadcast.Draft) { d.BypassConsent = true }), broadcast.ErrConsentRequired, ""},
+		{"free-form announcement bypassing consent", with(func(d *broadcast.Draft) { d.Kind, d.BypassConsent = broadcast.KindTransactional, true }),
+			broadcast.ErrBypassNeedsFixedWording, ""},
 		{"no subject", with(func(d *broadcast.Draft) { d.Subject = "  " }), broadcast.ErrInvalidDraft, "subject"},
 		{"subject with a line break", with(func(d *broadcast.Draft) { d.Subject = "a\r\nBcc: x@evil.test" }), broadcast.ErrInvalidDraft, "subject"},
 		{"long subject", with(func(d *broadcast.Draft) { d.Subject = strings.Repeat("é", broadcast.MaxSubject+1) }), broadcast.ErrInvalidDraft, "subject"},

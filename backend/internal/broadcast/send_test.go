@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
@@ -80,8 +81,44 @@ func TestMarketingMailCarriesUnsubscribeHeaders(t *testing.T) {
 	require.Equal(t, "broadcast/"+run.ID.String()+"/"+ids[0].String(), m.IdempotencyKey)
 }
 
-// A transactional run that bypasses consent reaches every live user with an address, without unsubscribe
-// headers (unsubscribing would not stop it); one that does not bypass is gated like marketing.
+// Any admin could mail every user without consent: a transactional announcement with bypass_consent went
+// to everyone, free-form Markdown without an unsubscribe link. Only a template with fixed wording may bypass
+// consent, and the announcement has none: the draft is refused (the API answers 409 bypass_not_allowed),
+// and the preview with it. A run stored that way before the rule is still sent on consent only, with the
+// unsubscribe headers: the send checks the template again.
+func TestAnnouncementCannotBypassConsent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	svc := e.service(nil, broadcast.Config{})
+	e.users(t, "yes", 2, userOpts{consent: true, tier: "pro"})
+	e.users(t, "no", 3, userOpts{tier: "pro"})
+	terms := news
+	terms.Kind, terms.BypassConsent, terms.Audience.Tier = broadcast.KindTransactional, true, "pro"
+	_, err := svc.Create(ctx, operator, terms)
+	require.ErrorIs(t, err, broadcast.ErrBypassNeedsFixedWording)
+	_, err = svc.PreviewDraft(terms)
+	require.ErrorIs(t, err, broadcast.ErrBypassNeedsFixedWording)
+	require.Zero(t, e.count(t, `SELECT count(*) FROM broadcast_runs`))
+
+	var stored uuid.UUID
+	require.NoError(t, e.db.Raw(`INSERT INTO broadcast_runs (template, subject, body_markdown, audience, kind, bypass_consent, created_by)
+		VALUES (?, 'Terms', 'Anything at all', '{"tier":"pro"}', ?, true, 'admin:op@example.com') RETURNING id`,
+		email.TemplateAnnouncement, broadcast.KindTransactional).Row().Scan(&stored))
+	_, err = svc.Send(ctx, operator, stored)
+	require.NoError(t, err)
+	require.NoError(t, svc.Dispatch(ctx, stored))
+	e.deliverAll(t, svc, stored)
+	msgs := e.sender.messages()
+	require.Len(t, msgs, 2, "only the two who consented")
+	for _, m := range msgs {
+		require.Contains(t, m.Headers, "List-Unsubscribe")
+		require.Contains(t, m.Text, "Unsubscribe")
+	}
+}
+
+// A transactional run that does not bypass consent is gated like marketing: only users who consented get
+// it, with the unsubscribe headers.
 func TestTransactionalRuns(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -89,25 +126,13 @@ func TestTransactionalRuns(t *testing.T) {
 	e.users(t, "yes", 2, userOpts{consent: true, tier: "pro"})
 	e.users(t, "no", 3, userOpts{tier: "pro"})
 	e.users(t, "free", 4, userOpts{})
-	terms := news
-	terms.Kind, terms.BypassConsent, terms.Audience.Tier = broadcast.KindTransactional, true, "pro"
-	run := started(t, svc, terms)
-	require.NoError(t, svc.Dispatch(context.Background(), run.ID))
-	e.deliverAll(t, svc, run.ID)
-	msgs := e.sender.messages()
-	require.Len(t, msgs, 5, "the pro tier only, consent or not")
-	for _, m := range msgs {
-		require.NotContains(t, m.Headers, "List-Unsubscribe")
-		require.NotContains(t, m.Text, "Unsubscribe")
-	}
-
 	gated := news
 	gated.Kind = broadcast.KindTransactional
-	run = started(t, svc, gated)
+	run := started(t, svc, gated)
 	require.NoError(t, svc.Dispatch(context.Background(), run.ID))
 	e.deliverAll(t, svc, run.ID)
-	require.Len(t, e.sender.messages(), 7, "without bypass_consent only the two who consented")
-	require.Contains(t, e.sender.messages()[6].Headers, "List-Unsubscribe")
+	require.Len(t, e.sender.messages(), 2, "without bypass_consent only the two who consented")
+	require.Contains(t, e.sender.messages()[1].Headers, "List-Unsubscribe")
 }
 
 // A permanent refusal fails the recipient at once; a transient error is retried (returned) until the last

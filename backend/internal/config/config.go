@@ -105,6 +105,12 @@ type Config struct {
 	WorkerAPIKeys []string
 	// WebhookArchiveRetention bounds webhook_events; processed_webhook_events is kept forever.
 	WebhookArchiveRetention time.Duration
+	// AuditRetention is the age at which audit rows are purged, consent records excepted (see
+	// account.AuditRetention).
+	AuditRetention time.Duration
+	// AuditConsentRetention is how long consent records, and the record of the erasure, outlive an erased
+	// account.
+	AuditConsentRetention time.Duration
 	// RateLimitPerMinute is each user's API budget (429 with Retry-After beyond); 0 disables it.
 	RateLimitPerMinute int
 	// MetricsToken, when set, is required as a bearer token on /metrics (always set in staging/production).
@@ -259,6 +265,8 @@ func build(v *viper.Viper) (Config, error) {
 		CreditsOrphanAfter:      p.duration("CREDITS_ORPHAN_AFTER"),
 		WorkerAPIKeys:           p.list("WORKER_API_KEYS"),
 		WebhookArchiveRetention: p.duration("WEBHOOK_ARCHIVE_RETENTION"),
+		AuditRetention:          p.duration("AUDIT_RETENTION"),
+		AuditConsentRetention:   p.duration("AUDIT_CONSENT_RETENTION"),
 		RateLimitPerMinute:      p.integer("RATE_LIMIT_PER_MINUTE"),
 		MetricsToken:            p.str("METRICS_TOKEN"),
 		TrustedProxies:          p.cidrs("TRUSTED_PROXIES"),

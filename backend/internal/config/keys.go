@@ -59,6 +59,8 @@ var Keys = []Key{
 	{Name: "CREDITS_ORPHAN_AFTER", Default: "15m"},
 	{Name: "WORKER_API_KEYS", Secret: true},
 	{Name: "WEBHOOK_ARCHIVE_RETENTION", Default: "2160h"},
+	{Name: "AUDIT_RETENTION", Default: "17520h"},
+	{Name: "AUDIT_CONSENT_RETENTION", Default: "26280h"},
 	{Name: "RATE_LIMIT_PER_MINUTE", Default: "120"},
 	{Name: "METRICS_TOKEN", Secret: true},
 	{Name: "TRUSTED_PROXIES"},

@@ -29,8 +29,9 @@ type Config struct {
 	// Providers and Statuses are the webhook pipeline's provider names and the archive's processing
 	// statuses, which the deliveries filter offers (one definition: the webhook package's).
 	Providers, Statuses []string
-	// Templates are the broadcast templates and Tiers the tier names, which the compose form offers.
-	Templates, Tiers []string
+	// Templates are the broadcast templates and Tiers the tier names, which the compose form offers;
+	// BypassTemplates are the templates that may bypass consent (email.BypassTemplates).
+	Templates, BypassTemplates, Tiers []string
 }
 
 // File is one servable file: its bytes, type and a strong ETag (the hash of the bytes).
@@ -57,7 +58,9 @@ type settings struct {
 	Providers []string       `json:"providers"`
 	Statuses  []string       `json:"statuses"`
 	Templates []string       `json:"broadcast_templates"`
-	Tiers     []string       `json:"tiers"`
+	// Bypass are the templates with fixed wording, the only ones that may bypass consent; never null.
+	Bypass []string `json:"bypass_templates"`
+	Tiers  []string `json:"tiers"`
 }
 
 type clerkSettings struct {
@@ -70,7 +73,7 @@ type clerkSettings struct {
 func New(cfg Config) (*Pages, error) {
 	p := &Pages{files: map[string]File{}}
 	s := settings{DevSignIn: cfg.Development, Providers: cfg.Providers, Statuses: cfg.Statuses, Templates: cfg.Templates,
-		Tiers: cfg.Tiers}
+		Bypass: append([]string{}, cfg.BypassTemplates...), Tiers: cfg.Tiers}
 	var clerkOrigin string
 	if cfg.ClerkPublishableKey != "" {
 		var err error

@@ -85,3 +85,33 @@ func decodeCursor(cursor string) (time.Time, uuid.UUID, error) {
 	id, _ := uuid.FromBytes(b[8:]) // cannot fail: exactly 16 bytes
 	return time.UnixMicro(int64(binary.BigEndian.Uint64(b[:8]))).UTC(), id, nil
 }
+
+// Walk reads every row of a query oldest first, in keyset pages of size rows on (created_at, id), and hands
+// each page to each before it reads the next: a caller holds one page at a time, however many rows there
+// are (the GDPR export streams a user's whole history this way). query builds the query afresh, filters
+// applied, for every page; each page continues after the last row of the one before, so rows inserted
+// meanwhile cannot shift a page.
+func Walk[T any](query func() *gorm.DB, size int, key func(T) (time.Time, uuid.UUID), each func([]T) error) error {
+	size = max(size, 1)
+	var after *[2]any
+	for {
+		q := query()
+		if after != nil {
+			q = q.Where("(created_at, id) > (?, ?)", after[0], after[1])
+		}
+		page := make([]T, 0, size)
+		if err := q.Order("created_at, id").Limit(size).Find(&page).Error; err != nil {
+			return Translate(err)
+		}
+		if len(page) > 0 {
+			if err := each(page); err != nil {
+				return err
+			}
+			at, id := key(page[len(page)-1])
+			after = &[2]any{at, id}
+		}
+		if len(page) < size {
+			return nil
+		}
+	}
+}

@@ -27,14 +27,44 @@ const (
 // ErrUnknownTemplate means no template has the name.
 var ErrUnknownTemplate = errors.New("unknown email template")
 
-// broadcastTemplates are the templates a broadcast run may name: each renders a BroadcastData.
-var broadcastTemplates = map[string]bool{TemplateAnnouncement: true}
+// broadcastTemplate is what a broadcast may do with a template that renders a BroadcastData.
+type broadcastTemplate struct {
+	// fixedWording: every word the recipient reads is the template's (no operator-written subject or body
+	// reaches the mail), so what it says is transactional by construction, and only such a template may be
+	// sent without the recipients' marketing consent (bypass_consent).
+	fixedWording bool
+}
+
+// broadcastTemplates are the templates a broadcast run may name. The announcement is free-form (the
+// operator writes its subject and Markdown body), so it is always sent on consent, with an unsubscribe link:
+// a free-form body could say anything, a sale included. A template with fixed wording (a notice of changed
+// terms, say) is added here with fixedWording set; none ships.
+var broadcastTemplates = map[string]broadcastTemplate{TemplateAnnouncement: {}}
 
 // IsBroadcastTemplate reports whether a broadcast may use the template.
-func IsBroadcastTemplate(name string) bool { return broadcastTemplates[name] }
+func IsBroadcastTemplate(name string) bool {
+	_, ok := broadcastTemplates[name]
+	return ok
+}
+
+// MayBypassConsent reports whether a broadcast of the template may be sent without the recipients'
+// marketing consent: only a broadcast template with fixed wording may.
+func MayBypassConsent(name string) bool { return broadcastTemplates[name].fixedWording }
 
 // BroadcastTemplates names the templates a broadcast may use, sorted (the console's compose form).
 func BroadcastTemplates() []string { return slices.Sorted(maps.Keys(broadcastTemplates)) }
+
+// BypassTemplates names the broadcast templates that may bypass consent (MayBypassConsent), sorted.
+func BypassTemplates() []string {
+	var out []string
+	for name, t := range broadcastTemplates {
+		if t.fixedWording {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 type renderFunc func(data json.RawMessage, f Footer) (subject, text, html string, err error)
 

@@ -114,11 +114,13 @@ func ListTx(ctx context.Context, tx *gorm.DB, p db.Page) ([]models.Feedback, str
 	return items, next, nil
 }
 
-// ForUserTx returns a user's feedback, oldest first (the GDPR export).
-func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.Feedback, error) {
-	var items []models.Feedback
-	if err := tx.WithContext(ctx).Where("user_id = ?", userID).Order("created_at, id").Find(&items).Error; err != nil {
-		return nil, fmt.Errorf("feedback of user: %w", err)
+// ForUserTx walks a user's feedback oldest first, in pages of at most size messages (the GDPR export;
+// see db.Walk).
+func ForUserTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID, size int, each func([]models.Feedback) error) error {
+	err := db.Walk(func() *gorm.DB { return tx.WithContext(ctx).Model(&models.Feedback{}).Where("user_id = ?", userID) },
+		size, func(f models.Feedback) (time.Time, uuid.UUID) { return f.CreatedAt, f.ID }, each)
+	if err != nil {
+		return fmt.Errorf("feedback of user: %w", err)
 	}
-	return items, nil
+	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
-	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
@@ -193,55 +192,9 @@ type exportAudit struct {
 	CreatedAt    time.Time       `json:"created_at"`
 }
 
-type exportResponse struct {
-	ExportedAt         time.Time            `json:"exported_at"`
-	User               exportUser           `json:"user"`
-	Subscriptions      []exportSubscription `json:"subscriptions"`
-	CreditTransactions []movementView       `json:"credit_transactions"`
-	Feedback           []exportFeedback     `json:"feedback"`
-	AuditLogs          []exportAudit        `json:"audit_logs"`
-}
-
 type exportFeedback struct {
 	Message   string    `json:"message"`
 	Page      *string   `json:"page"`
 	Rating    *int      `json:"rating"`
 	CreatedAt time.Time `json:"created_at"`
-}
-
-func (h *accountHandler) export(c echo.Context) error {
-	x, err := h.accounts.Export(c.Request().Context(), actorOf(c))
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, toExportResponse(x))
-}
-
-func toExportResponse(x account.Export) exportResponse {
-	u := x.User
-	out := exportResponse{ExportedAt: x.ExportedAt, User: exportUser{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email,
-		DisplayName: u.DisplayName, Locale: u.Locale, Tier: u.CurrentTier, Consent: toConsentView(u),
-		SignupMetadata: toSignupMetadataView(u), DisposableEmail: u.DisposableEmail,
-		CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt},
-		Subscriptions:      make([]exportSubscription, 0, len(x.Subscriptions)),
-		CreditTransactions: make([]movementView, 0, len(x.Ledger)),
-		Feedback:           make([]exportFeedback, 0, len(x.Feedback)),
-		AuditLogs:          make([]exportAudit, 0, len(x.Audit))}
-	for _, f := range x.Feedback {
-		out.Feedback = append(out.Feedback, exportFeedback{Message: f.Message, Page: f.Page, Rating: f.Rating, CreatedAt: f.CreatedAt})
-	}
-	for _, s := range x.Subscriptions {
-		out.Subscriptions = append(out.Subscriptions, exportSubscription{subscriptionView: *toSubscriptionView(s),
-			PaddleCustomerID: s.PaddleCustomerID, PaddlePriceID: s.PaddlePriceID, CurrentPeriodStart: s.CurrentPeriodStart,
-			AccessRevokedAt: s.AccessRevokedAt, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt})
-	}
-	for _, m := range x.Ledger {
-		out.CreditTransactions = append(out.CreditTransactions, movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind,
-			JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt})
-	}
-	for _, a := range x.Audit {
-		out.AuditLogs = append(out.AuditLogs, exportAudit{Action: a.Action, Actor: audit.Exported(a.Actor),
-			ResourceType: a.ResourceType, ResourceID: a.ResourceID, Details: a.Details, IP: a.IP, CreatedAt: a.CreatedAt})
-	}
-	return out
 }

@@ -147,10 +147,12 @@ type webhookEventView struct {
 }
 
 // webhookEventDetail adds the stored body — as JSON in payload when it is JSON, else as text in body_text —,
-// whether a signature was stored (never its value), every attempt of the event and its claim.
+// whether a signature was stored (never its value), when the body was redacted at an erasure (null while it
+// is the delivery), every attempt of the event and its claim.
 type webhookEventDetail struct {
 	webhookEventView
 	HasSignature bool               `json:"has_signature"`
+	RedactedAt   *time.Time         `json:"redacted_at"`
 	Payload      json.RawMessage    `json:"payload"`
 	BodyText     *string            `json:"body_text,omitempty"`
 	Attempts     []webhookEventView `json:"attempts"`
@@ -164,7 +166,7 @@ type claimView struct {
 
 func toWebhookEventDetail(d admin.WebhookEventDetail) webhookEventDetail {
 	out := webhookEventDetail{webhookEventView: toWebhookEventView(d.WebhookEvent), HasSignature: d.HasSignature,
-		Payload: d.Payload(), Attempts: toPage(d.Attempts, "", toWebhookEventView).Items}
+		RedactedAt: d.RedactedAt, Payload: d.Payload(), Attempts: toPage(d.Attempts, "", toWebhookEventView).Items}
 	if out.Payload == nil {
 		text := d.BodyText()
 		out.BodyText = &text

@@ -17,6 +17,7 @@ var broadcastErrors = []sentinel{
 	{broadcast.ErrInvalidDraft, http.StatusUnprocessableEntity, "validation_failed", "invalid value for these fields"},
 	{broadcast.ErrUnknownTemplate, http.StatusUnprocessableEntity, "unknown_template", "not a broadcast template"},
 	{broadcast.ErrConsentRequired, http.StatusConflict, "consent_required", "marketing email cannot bypass consent"},
+	{broadcast.ErrBypassNeedsFixedWording, http.StatusConflict, "bypass_not_allowed", "only a template with fixed wording may bypass consent"},
 	{email.ErrUnknownTemplate, http.StatusNotFound, "not_found", "unknown email template"},
 }
 

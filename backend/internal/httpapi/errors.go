@@ -120,6 +120,9 @@ func resolve(err error) (int, ErrorDetail, bool) {
 func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
+			// A streamed answer (the export) failed after its status went out: no error answer can follow,
+			// but the failure is still logged once (a client that went away is the common cause).
+			requestLog(c, log).WarnContext(c.Request().Context(), "request failed after the response started", keyError, err.Error())
 			return
 		}
 		status, detail, unexpected := resolve(err)

@@ -28,6 +28,7 @@ var webhookErrors = []sentinel{
 	{webhook.ErrUnknownProvider, http.StatusNotFound, "not_found", "unknown webhook provider"},
 	{webhook.ErrNotReplayable, http.StatusConflict, "not_replayable", "this delivery was processed; there is nothing to replay"},
 	{webhook.ErrMalformedArchive, http.StatusConflict, "not_replayable", "this delivery was never readable; resend it from the provider"},
+	{webhook.ErrRedacted, http.StatusConflict, "delivery_redacted", "this delivery was redacted when its user was erased; nothing is left to run"},
 }
 
 type webhookHandler struct {

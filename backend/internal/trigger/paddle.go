@@ -42,7 +42,7 @@ func (b *Builder) paddle(s Spec) (Delivery, error) {
 	p := paddleSub{spec: s, price: price, tier: tier.Name, start: start, end: start.AddDate(0, 1, 0),
 		customer: "ctm_" + strings.TrimPrefix(s.User, "user_"), txn: "txn_" + strings.TrimPrefix(s.Subscription, "sub_"),
 		customData: map[string]any{"clerk_user_id": s.User, "email": s.Email,
-			"checkout_sig": b.checkoutSig(s, price)}}
+			"checkout_sig": b.checkoutSig(s)}}
 	var data map[string]any
 	switch {
 	case strings.HasPrefix(s.Event, "subscription."):
@@ -64,8 +64,8 @@ func (b *Builder) paddle(s Spec) (Delivery, error) {
 }
 
 // checkoutSig signs custom_data as POST /billing/checkout would have, a minute before the event.
-func (b *Builder) checkoutSig(s Spec, price string) string {
-	return newSigner(b.Secrets.Checkout).Sign(s.User, s.Email, price, s.At.Add(-time.Minute))
+func (b *Builder) checkoutSig(s Spec) string {
+	return newSigner(b.Secrets.Checkout).Sign(s.User, s.Email, s.At.Add(-time.Minute))
 }
 
 type paddleSub struct {

@@ -30,6 +30,8 @@ type ArchivedDelivery struct {
 	ReplayOf         *uuid.UUID
 	CreatedAt        time.Time
 	HasSignature     bool
+	// RedactedAt is when the body was redacted at an erasure (RedactTx); nil while it is the delivery.
+	RedactedAt *time.Time
 	// Body is the raw delivery; nil in lists.
 	Body      []byte
 	Signature *string `gorm:"-"`
@@ -48,7 +50,7 @@ func (w ArchivedDelivery) BodyText() string { return sanitize(string(w.Body), le
 
 // archiveColumns is the list view: no body (large, personal data) and no signature.
 const archiveColumns = "id, provider, event_id, event_type, source, processing_status, error_message, replay_of, created_at, " +
-	"signature IS NOT NULL AS has_signature"
+	"signature IS NOT NULL AS has_signature, redacted_at"
 
 // ArchiveFilter selects archived deliveries; zero fields do not filter. Provider and Status are compared
 // lower-cased (the stored spelling), Type and EventID exactly; Since is inclusive, Until exclusive.

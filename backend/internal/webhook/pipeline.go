@@ -99,6 +99,9 @@ type delivery struct {
 	sig      string
 	source   string
 	replayOf *uuid.UUID
+	// subjects are archived with the body (Envelope.Subjects); nil, stored as NULL, when the envelope could
+	// not be read.
+	subjects []string
 }
 
 // Ingest runs one delivery through the pipeline: verify, read the envelope, then claim-dispatch-archive in
@@ -131,7 +134,8 @@ func (p *Pipeline) accept(ctx context.Context, prov *Provider, h http.Header, bo
 	if err == nil {
 		err = env.validate()
 	}
-	d := delivery{ev: Event{Provider: prov.Name, ID: env.ID, Type: env.Type, Payload: body}, sig: sig, source: source}
+	d := delivery{ev: Event{Provider: prov.Name, ID: env.ID, Type: env.Type, Payload: body}, sig: sig, source: source,
+		subjects: env.Subjects}
 	if err != nil {
 		return p.archiveMalformed(ctx, d, err)
 	}
@@ -245,8 +249,9 @@ func permanent(err error) bool {
 const claimAndArchiveSQL = `WITH claim AS (
 		INSERT INTO processed_webhook_events (id, provider, event_id, event_type) VALUES ($9, $1, $2, $3)
 		ON CONFLICT ON CONSTRAINT uq_processed_webhook_events_provider_event_id DO NOTHING RETURNING 1)
-	INSERT INTO webhook_events (id, provider, event_id, event_type, source, body, signature, processing_status, replay_of)
-	SELECT $10, $1, $2, $3, $4, $5, $6, CASE WHEN EXISTS (SELECT FROM claim) THEN $7 ELSE 'skipped' END, $8
+	INSERT INTO webhook_events (id, provider, event_id, event_type, source, body, signature, processing_status, replay_of,
+	                            subjects)
+	SELECT $10, $1, $2, $3, $4, $5, $6, CASE WHEN EXISTS (SELECT FROM claim) THEN $7 ELSE 'skipped' END, $8, $11
 	RETURNING processing_status`
 
 // claimAndArchive runs claimAndArchiveSQL and returns the status the archive row took.
@@ -254,7 +259,7 @@ func claimAndArchive(ctx context.Context, tx *gorm.DB, d delivery, intended stri
 	var status string
 	err := db.QueryRow(ctx, tx, claimAndArchiveSQL,
 		[]any{d.ev.Provider, d.ev.ID, d.ev.Type, d.source, []byte(d.ev.Payload), sigOrNil(d.sig), intended, d.replayOf,
-			newID(), newID()},
+			newID(), newID(), d.subjects},
 		&status)
 	if err != nil {
 		return "", fmt.Errorf("claim event: %w", err)
@@ -282,8 +287,8 @@ func (p *Pipeline) recordFailure(ctx context.Context, d delivery, msg string) er
 		}
 		ev := d.ev
 		return audit.Write(ctx, tx, audit.Entry{
-			Actor: "system:webhook", Action: "webhook.failed", ResourceType: "webhook_event",
-			ResourceID: ev.Provider + ":" + ev.ID,
+			Actor: "system:webhook", Action: ActionFailed, ResourceType: "webhook_event",
+			ResourceID: failureID(ev.Provider, ev.ID),
 			Details:    map[string]any{"provider": ev.Provider, "event_id": ev.ID, "event_type": ev.Type, "error": sanitize(msg, 300)},
 		})
 	})
@@ -293,9 +298,10 @@ func (p *Pipeline) recordFailure(ctx context.Context, d delivery, msg string) er
 // received (BYTEA): whatever was signed is storable.
 func archive(ctx context.Context, tx *gorm.DB, d delivery, status string, errMsg *string) error {
 	_, err := db.Exec(ctx, tx, `INSERT INTO webhook_events
-		(id, provider, event_id, event_type, source, body, signature, processing_status, error_message, replay_of)
-		VALUES ($10, $1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		d.ev.Provider, d.ev.ID, d.ev.Type, d.source, []byte(d.ev.Payload), sigOrNil(d.sig), status, errMsg, d.replayOf, newID())
+		(id, provider, event_id, event_type, source, body, signature, processing_status, error_message, replay_of, subjects)
+		VALUES ($10, $1, $2, $3, $4, $5, $6, $7, $8, $9, $11)`,
+		d.ev.Provider, d.ev.ID, d.ev.Type, d.source, []byte(d.ev.Payload), sigOrNil(d.sig), status, errMsg, d.replayOf, newID(),
+		d.subjects)
 	if err != nil {
 		return fmt.Errorf("archive delivery: %w", err)
 	}

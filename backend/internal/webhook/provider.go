@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
+	"strings"
 
 	"gorm.io/gorm"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
 )
 
 // Provider names, the provider column of both webhook tables and the last segment of /webhooks/<name>.
@@ -43,6 +47,9 @@ type Handler func(ctx context.Context, tx *gorm.DB, ev Event) error
 type Envelope struct {
 	ID   string
 	Type string
+	// Subjects are who the delivery is about (Clerk user ids, folded email addresses, Paddle customer ids),
+	// archived with it (webhook_events.subjects) so an erasure finds the user's deliveries (RedactTx).
+	Subjects []string
 }
 
 // Provider is everything provider-specific about receiving its webhooks.
@@ -92,25 +99,105 @@ func (e Envelope) validate() error {
 
 // PaddleEnvelope reads Paddle's body envelope. The idempotency key is event_id (evt_...), never
 // notification_id: each destination and each manual replay gets a new notification for the same event.
+// The subjects are the checkout's custom_data (clerk_user_id, email), the customer id, and a customer
+// entity's own id and email.
 func PaddleEnvelope(_ http.Header, body []byte) (Envelope, error) {
 	var env struct {
 		EventID   string `json:"event_id"`
 		EventType string `json:"event_type"`
+		Data      struct {
+			ID         string `json:"id"`
+			CustomerID string `json:"customer_id"`
+			Email      string `json:"email"`
+			CustomData struct {
+				ClerkUserID string `json:"clerk_user_id"`
+				Email       string `json:"email"`
+			} `json:"custom_data"`
+		} `json:"data"`
 	}
-	if err := json.Unmarshal(body, &env); err != nil {
+	if err := decodeEnvelope(body, &env); err != nil {
 		return Envelope{}, err
 	}
-	return Envelope{ID: env.EventID, Type: env.EventType}, nil
+	d := env.Data
+	var s subjects
+	s.add(d.CustomData.ClerkUserID)
+	s.addEmail(d.CustomData.Email)
+	s.add(d.CustomerID)
+	if strings.HasPrefix(d.ID, "ctm_") {
+		s.add(d.ID)
+		s.addEmail(d.Email)
+	}
+	return Envelope{ID: env.EventID, Type: env.EventType, Subjects: s.list()}, nil
 }
 
 // SvixEnvelope reads a Clerk (Svix) delivery. The idempotency key is the svix-id header, which stays the
-// same when Svix resends a message; the body's data.id is the user, not the event.
+// same when Svix resends a message; the body's data.id is the user, not the event. The subjects are the
+// user (a user object's id, or another object's user_id) and every address the payload lists.
 func SvixEnvelope(h http.Header, body []byte) (Envelope, error) {
 	var env struct {
 		Type string `json:"type"`
+		Data struct {
+			ID             string `json:"id"`
+			UserID         string `json:"user_id"`
+			ToEmailAddress string `json:"to_email_address"`
+			EmailAddresses []struct {
+				EmailAddress string `json:"email_address"`
+			} `json:"email_addresses"`
+		} `json:"data"`
 	}
-	if err := json.Unmarshal(body, &env); err != nil {
+	if err := decodeEnvelope(body, &env); err != nil {
 		return Envelope{ID: h.Get(SvixIDHeader)}, err
 	}
-	return Envelope{ID: h.Get(SvixIDHeader), Type: env.Type}, nil
+	d := env.Data
+	var s subjects
+	if strings.HasPrefix(d.ID, "user_") {
+		s.add(d.ID)
+	}
+	s.add(d.UserID)
+	s.addEmail(d.ToEmailAddress)
+	for _, e := range d.EmailAddresses {
+		s.addEmail(e.EmailAddress)
+	}
+	return Envelope{ID: h.Get(SvixIDHeader), Type: env.Type, Subjects: s.list()}, nil
+}
+
+// decodeEnvelope reads body into env in one pass. A value of an unexpected type under "data" is no reason
+// to refuse the delivery (the handler decides what the payload means): only the envelope's own fields, or
+// JSON that does not parse, fail it.
+func decodeEnvelope(body []byte, env any) error {
+	err := json.Unmarshal(body, env)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && strings.HasPrefix(typeErr.Field, "data.") {
+		return nil
+	}
+	return err
+}
+
+// Bounds of a delivery's subjects: no Clerk id, email address or customer id is longer, and a longer value
+// would not fit a GIN index entry.
+const (
+	maxSubjectLen = 255
+	maxSubjects   = 16
+)
+
+// subjects collects a delivery's subjects, each once; never nil, so a delivery that names nobody is
+// archived with '{}' (read, nobody) rather than NULL (never read).
+type subjects struct{ items []string }
+
+func (s *subjects) add(v string) {
+	if v == "" || len(v) > maxSubjectLen || strings.ContainsRune(v, 0) || len(s.items) >= maxSubjects || slices.Contains(s.items, v) {
+		return
+	}
+	s.items = append(s.items, v)
+}
+
+// addEmail adds an address in the form users.email stores it (email.Fold), so the erasure's lookup by the
+// stored address finds it.
+func (s *subjects) addEmail(v string) { s.add(email.Fold(v)) }
+
+func (s *subjects) list() []string {
+	if s.items == nil {
+		return []string{}
+	}
+	return s.items
 }

@@ -23,18 +23,27 @@ function compose(api, settings) {
   const preview = h("section", { id: "preview", "aria-live": "polite" });
   const field = (id, label, control, hint) => h("div", { class: "field" }, h("label", { for: id }, label), control,
     hint ? h("p", { class: "hint" }, hint) : null);
+  // Only transactional mail in a template with fixed wording may bypass consent (the server refuses the rest).
+  const fixed = new Set(settings.bypass_templates || []);
   const bypass = h("input", { type: "checkbox", id: "b-bypass", name: "bypass_consent", disabled: true });
+  let kind = "marketing";
+  const template = h("select", { id: "b-template", name: "template", onchange: () => syncBypass() },
+    settings.broadcast_templates.map((t) => h("option", { value: t }, t)));
+  const syncBypass = () => {
+    bypass.disabled = kind !== "transactional" || !fixed.has(template.value);
+    if (bypass.disabled) bypass.checked = false;
+  };
   const kinds = h("fieldset", { class: "field" }, h("legend", {}, "Kind"),
     ["marketing", "transactional"].map((k) => h("label", { class: "inline" },
       h("input", { type: "radio", name: "kind", value: k, checked: k === "marketing",
-        onchange: () => { bypass.disabled = k !== "transactional"; if (bypass.disabled) bypass.checked = false; } }), " ", k)),
+        onchange: () => { kind = k; syncBypass(); } }), " ", k)),
     h("p", { class: "hint" }, "Marketing mail goes only to users who consented, with an unsubscribe link. Transactional mail " +
-      "respects consent too unless it bypasses it (terms changed, an incident)."),
-    h("label", { class: "inline" }, bypass, " Bypass consent (transactional only)"));
+      "respects consent too, unless its template has fixed wording (terms changed) and it bypasses consent; " +
+      "a free-form template never does."),
+    h("label", { class: "inline" }, bypass, " Bypass consent (transactional, fixed-wording template only)"));
   const form = h("form", { id: "compose", class: "card", "aria-labelledby": "compose-h" },
     h("h2", { id: "compose-h" }, "Compose"),
-    field("b-template", "Template", h("select", { id: "b-template", name: "template" },
-      settings.broadcast_templates.map((t) => h("option", { value: t }, t)))),
+    field("b-template", "Template", template),
     field("b-subject", "Subject", h("input", { id: "b-subject", name: "subject", required: true, maxlength: 200, size: 50 })),
     field("b-body", "Body (Markdown)", h("textarea", { id: "b-body", name: "body_markdown", rows: 8 }),
       "Headings, emphasis, lists and links. Raw HTML is dropped."),
