@@ -28,6 +28,10 @@ type Tier struct {
 	CreditsPerSeat bool
 	// RateLimitPerMinute is the tier's API budget per user; 0 leaves the service-wide RATE_LIMIT_PER_MINUTE.
 	RateLimitPerMinute int
+	// Features the tier grants, by name (features.go); a name absent here is disabled for the tier.
+	Features map[string]Feature
+	// LowBalance: a credit balance falling below it notifies the user once per usage month (0: never).
+	LowBalance int
 }
 
 // Allowance is the tier's monthly credits for a tiered item of quantity seats: MonthlyCredits, times the
@@ -63,6 +67,8 @@ type Tiers struct {
 	prices   map[string]Price
 	free     Tier
 	warnings []string
+	features []string          // every feature name some tier declares
+	kinds    map[string]string // and its kind
 }
 
 //go:embed tiers.yaml
@@ -81,7 +87,11 @@ func LoadTiers(path string) (*Tiers, error) {
 			return nil, fmt.Errorf("tiers: %w", err)
 		}
 	}
-	return ParseTiers(data)
+	t, err := ParseTiers(data)
+	if err != nil && path != "" {
+		return nil, fmt.Errorf("%s: %w", path, err) // the boot error names the file, then the tier and key
+	}
+	return t, err
 }
 
 // Free is the tier without prices, every user's starting tier.

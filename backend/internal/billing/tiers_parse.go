@@ -24,6 +24,9 @@ type tierDoc struct {
 	PeriodCredits      *int `yaml:"period_credits"`
 	CreditsPerSeat     bool `yaml:"credits_per_seat"`
 	RateLimitPerMinute int  `yaml:"rate_limit_per_minute"`
+	// Features and LowBalance are parsed in features.go.
+	Features   yaml.Node `yaml:"features"`
+	LowBalance int       `yaml:"low_balance"`
 }
 
 // priceDoc is one entry of a tier's prices; every field is optional, but an amount needs its currency and
@@ -84,6 +87,9 @@ func ParseTiers(data []byte) (*Tiers, error) {
 	if frees != 1 {
 		return nil, fmt.Errorf("tiers: want exactly one tier without prices (the free tier), have %d", frees)
 	}
+	if err := t.checkFeatures(); err != nil {
+		return nil, fmt.Errorf("tiers: %w", err)
+	}
 	if t.free.MonthlyCredits > 0 {
 		t.warnings = append(t.warnings, fmt.Sprintf("tiers: %s: monthly_credits has no effect on the free tier "+
 			"(no subscription grants it; signup_credits is its one-time grant)", t.free.Name))
@@ -103,6 +109,8 @@ func (d tierDoc) tier(rank int) (Tier, []string, error) {
 		return Tier{}, nil, fmt.Errorf("%s: signup_credits: cannot be negative", d.Name)
 	case d.RateLimitPerMinute < 0:
 		return Tier{}, nil, fmt.Errorf("%s: rate_limit_per_minute: cannot be negative (0 keeps RATE_LIMIT_PER_MINUTE)", d.Name)
+	case d.LowBalance < 0:
+		return Tier{}, nil, fmt.Errorf("%s: low_balance: cannot be negative (0: no low-balance notice)", d.Name)
 	case d.MonthlyCredits != nil && d.PeriodCredits != nil:
 		return Tier{}, nil, fmt.Errorf("%s: set monthly_credits only (period_credits is its deprecated name)", d.Name)
 	}
@@ -113,7 +121,12 @@ func (d tierDoc) tier(rank int) (Tier, []string, error) {
 			"it is granted every month now, on yearly plans too", d.Name))
 	}
 	tier := Tier{Name: d.Name, Rank: rank, SignupCredits: d.SignupCredits, CreditsPerSeat: d.CreditsPerSeat,
-		RateLimitPerMinute: d.RateLimitPerMinute}
+		RateLimitPerMinute: d.RateLimitPerMinute, LowBalance: d.LowBalance}
+	features, err := parseFeatures(&d.Features)
+	if err != nil {
+		return Tier{}, nil, fmt.Errorf("%s: %w", d.Name, err)
+	}
+	tier.Features = features
 	if monthly != nil {
 		if *monthly < 0 || *monthly > math.MaxInt32 {
 			return Tier{}, nil, fmt.Errorf("%s: monthly_credits: want 0..%d", d.Name, math.MaxInt32)
