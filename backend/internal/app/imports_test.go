@@ -74,7 +74,7 @@ func TestImportRules(t *testing.T) {
 	}
 	domain := []string{"internal/account", "internal/admin", "internal/audit", "internal/billing", "internal/broadcast",
 		"internal/billing/paddleapi", "internal/console", "internal/credits", "internal/db", "internal/disposable", "internal/email", "internal/feedback", "internal/metrics",
-		"internal/models", "internal/session", "internal/webhook"}
+		"internal/models", "internal/session", "internal/webhook", "internal/usage", "internal/idempotency"}
 	for _, p := range listPackages(t) {
 		for _, imp := range p.Imports {
 			if allowed, guarded := onlyImportedBy[imp]; guarded && !slices.Contains(allowed, short(p.ImportPath)) {

@@ -57,6 +57,8 @@ var Keys = []Key{
 	{Name: "CREDITS_ORPHAN_AFTER", Default: "15m"},
 	{Name: "WORKER_API_KEYS", Secret: true},
 	{Name: "WEBHOOK_ARCHIVE_RETENTION", Default: "2160h"},
+	{Name: "USAGE_DEDUP_WINDOW", Default: "840h"},
+	{Name: "USAGE_EVENT_RETENTION", Default: "9504h"},
 	{Name: "RATE_LIMIT_PER_MINUTE", Default: "120"},
 	{Name: "METRICS_TOKEN", Secret: true},
 	{Name: "TRUSTED_PROXIES"},

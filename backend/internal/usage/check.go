@@ -39,9 +39,18 @@ type Entitlement struct {
 // month and gauges, and the balance when a credits feature is enabled: index reads in two round trips
 // (the context, then the rest together), whatever the number of events stored. db.ErrNotFound for an unknown or deleted user.
 func (s *Service) Entitlements(ctx context.Context, userID uuid.UUID) ([]Entitlement, error) {
+	return s.entitlements(ctx, userID, false)
+}
+
+// EntitlementsForOperator is Entitlements for the operator console: a soft-deleted user's too.
+func (s *Service) EntitlementsForOperator(ctx context.Context, userID uuid.UUID) ([]Entitlement, error) {
+	return s.entitlements(ctx, userID, true)
+}
+
+func (s *Service) entitlements(ctx context.Context, userID uuid.UUID, deleted bool) ([]Entitlement, error) {
 	var out []Entitlement
 	err := db.Pipelined(s.db).WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		st, err := s.state(ctx, tx, userID)
+		st, err := s.state(ctx, tx, userID, deleted)
 		if err != nil {
 			return err
 		}
@@ -66,6 +75,14 @@ type Decision struct {
 	Feature Entitlement
 }
 
+// ClientMayReport reports whether a user on tier may report feature with their own session (the tiers
+// file's client_reportable); otherwise only a worker key may.
+func (s *Service) ClientMayReport(tier, feature string) bool {
+	t, _ := s.tiers.ByName(tier)
+	f, ok := t.Feature(feature)
+	return !ok || f.ClientReportable // a disabled feature is answered "disabled", not refused
+}
+
 // Check answers whether the user may use quantity units of feature now, recording nothing. It is a
 // snapshot: a concurrent event may take the last units after it answers, which Record then refuses.
 func (s *Service) Check(ctx context.Context, userID uuid.UUID, feature string, quantity int64) (Decision, error) {
@@ -78,7 +95,7 @@ func (s *Service) Check(ctx context.Context, userID uuid.UUID, feature string, q
 	}
 	var e Entitlement
 	err := db.Pipelined(s.db).WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		st, err := s.state(ctx, tx, userID)
+		st, err := s.state(ctx, tx, userID, false)
 		e = st.entitlement(feature, kind)
 		return err
 	})
@@ -122,15 +139,16 @@ const stateSQL = `SELECT coalesce(array_agg(feature), '{}'), coalesce(array_agg(
   SELECT feature, used FROM usage_counters WHERE user_id = $1 AND period_start = $2
   UNION ALL SELECT feature, value FROM usage_gauges WHERE user_id = $1) x`
 
-// state reads the user's tier and month, their counters of the month and gauges, and their balance.
-func (s *Service) state(ctx context.Context, tx *gorm.DB, userID uuid.UUID) (userState, error) {
+// state reads the user's tier and month, their counters of the month and gauges, and their balance; a
+// deleted user is not found unless deleted is set.
+func (s *Service) state(ctx context.Context, tx *gorm.DB, userID uuid.UUID, deleted bool) (userState, error) {
 	now := s.now()
 	subs, err := billing.UsageContextsTx(ctx, tx, []uuid.UUID{userID}, now)
 	if err != nil {
 		return userState{}, err
 	}
 	sub, ok := subs[userID]
-	if !ok || sub.Deleted {
+	if !ok || (sub.Deleted && !deleted) {
 		return userState{}, fmt.Errorf("user %s: %w", userID, db.ErrNotFound)
 	}
 	st := userState{used: map[string]int64{}}
