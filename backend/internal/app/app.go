@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/examples/imagegen"
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
@@ -238,7 +239,9 @@ func (a *App) wire() error {
 		Usage:       a.usage,
 		Idempotency: a.idempotency,
 		// The app's own endpoints (docs/usage.md, "A metered endpoint of your own"), one line each.
-		Routes: []func(httpapi.Routes){},
+		Routes: []func(httpapi.Routes){
+			imagegen.Register(imagegen.Deps{DB: a.db, Usage: a.usage}), // POST /api/v1/generations (the worked example)
+		},
 	})
 	return nil
 }
