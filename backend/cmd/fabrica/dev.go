@@ -88,6 +88,9 @@ func cmdDev(_ context.Context, env *environment, args []string) error {
 // cmdTrigger is `fabrica trigger PROVIDER EVENT [flags]`: a realistic signed sample event, posted to a
 // running server; one line per delivery; non-zero exit when any answer is not 2xx.
 func cmdTrigger(ctx context.Context, env *environment, args []string) error {
+	if len(args) >= 1 && args[0] == "usage" {
+		return cmdTriggerUsage(ctx, env, args[1:])
+	}
 	if len(args) < 2 {
 		return fmt.Errorf("trigger: want `trigger PROVIDER EVENT [flags]`; clerk: %v; paddle: %v", trigger.ClerkEvents, trigger.PaddleEvents)
 	}
