@@ -30,7 +30,7 @@ type UsageContext struct {
 // canceled with its paid period still running (the tier is kept until it ends). Two subscriptions of one
 // tier (flagged duplicates): the one whose period started last. One row of arrays, so the read rides in
 // a pipelined transaction's batch like any one-row statement; the anchor travels as Unix microseconds
-// (0: none).
+// (0: none). %s selects the users.
 const usageContextSQL = `SELECT coalesce(array_agg(u.id), '{}'), coalesce(array_agg(u.current_tier), '{}'),
        coalesce(array_agg((u.deleted_at IS NOT NULL)::int), '{}'),
        coalesce(array_agg(coalesce((extract(epoch FROM s.current_period_start) * 1000000)::bigint, 0)), '{}')
@@ -39,14 +39,31 @@ const usageContextSQL = `SELECT coalesce(array_agg(u.id), '{}'), coalesce(array_
      WHERE x.user_id = u.id AND x.tier = u.current_tier AND x.current_period_start IS NOT NULL
        AND (x.status = ANY($2) OR (x.status = 'canceled' AND x.current_period_end > $3))
      ORDER BY x.current_period_start DESC LIMIT 1) s ON true
- WHERE u.id = ANY($1)`
+ WHERE %s`
+
+// UsageContextSQL reads several users ($1 an array), UsageContextOneSQL one ($1 its id). The one-user
+// form is the common one (an event, a check, the entitlements) and is its own statement because
+// Postgres's plan cache keeps planning `= ANY($1)` anew for every execution (a custom plan, which knows
+// the array's length, always looks cheaper than the generic one), while `= $1` settles on a generic plan
+// after five: TestRecordingStatementsSettleOnGenericPlans holds it. Exported for the usage benchmark's
+// pgbench scripts, which are generated from them.
+var (
+	UsageContextSQL    = fmt.Sprintf(usageContextSQL, "u.id = ANY($1)")
+	UsageContextOneSQL = fmt.Sprintf(usageContextSQL, "u.id = $1")
+)
 
 // UsageContextsTx reads the context of each user in ids (one statement); a user that does not exist is
 // absent from the map.
 func UsageContextsTx(ctx context.Context, tx *gorm.DB, ids []uuid.UUID, now time.Time) (map[uuid.UUID]UsageContext, error) {
-	keys := make([]pgtype.UUID, len(ids))
-	for i, id := range ids {
-		keys[i] = pgtype.UUID{Bytes: id, Valid: true}
+	query, arg := UsageContextSQL, any(nil)
+	if len(ids) == 1 {
+		query, arg = UsageContextOneSQL, ids[0]
+	} else {
+		keys := make([]pgtype.UUID, len(ids))
+		for i, id := range ids {
+			keys[i] = pgtype.UUID{Bytes: id, Valid: true}
+		}
+		arg = keys
 	}
 	var (
 		users   []pgtype.UUID
@@ -54,7 +71,7 @@ func UsageContextsTx(ctx context.Context, tx *gorm.DB, ids []uuid.UUID, now time
 		deleted []int
 		anchors []int64
 	)
-	if err := db.QueryRow(ctx, tx, usageContextSQL, []any{keys, LiveStatuses, now}, &users, &tiers, &deleted, &anchors); err != nil {
+	if err := db.QueryRow(ctx, tx, query, []any{arg, LiveStatuses, now}, &users, &tiers, &deleted, &anchors); err != nil {
 		return nil, fmt.Errorf("usage context: %w", db.Translate(err))
 	}
 	out := make(map[uuid.UUID]UsageContext, len(users))

@@ -27,7 +27,7 @@ import (
 // Notifications of thresholds the event crossed are delivered after the caller commits, by the
 // usage-notifications task (or at once by DeliverNotifications).
 func (s *Service) Record(ctx context.Context, tx *gorm.DB, e Event) (Result, error) {
-	out, err := s.record(ctx, tx.WithContext(ctx), []Event{e}, "")
+	out, err := s.record(ctx, tx.WithContext(ctx), []Event{e}, "", false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -43,7 +43,7 @@ func (s *Service) RecordEvents(ctx context.Context, events []Event) ([]Result, e
 	var out []Result
 	err := db.Pipelined(s.db).WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		out, err = s.record(ctx, tx, events, "events")
+		out, err = s.record(ctx, tx, events, "events", true)
 		return err
 	})
 	if err != nil {
@@ -64,8 +64,9 @@ type pending struct {
 	lowBalance int
 }
 
-// record is Record and RecordEvents: field names errors with prefix[i] when prefix is set.
-func (s *Service) record(ctx context.Context, tx *gorm.DB, events []Event, prefix string) ([]Result, error) {
+// record is Record and RecordEvents: field names errors with prefix[i] when prefix is set. With commit
+// (RecordEvents' own transaction), a write of counters only ends with the COMMIT in its round trip.
+func (s *Service) record(ctx context.Context, tx *gorm.DB, events []Event, prefix string, commit bool) ([]Result, error) {
 	now := s.now()
 	if err := s.validate(events, prefix, now); err != nil {
 		return nil, err
@@ -101,7 +102,7 @@ func (s *Service) record(ctx context.Context, tx *gorm.DB, events []Event, prefi
 			counters = append(counters, p)
 		}
 	}
-	if err := s.write(ctx, tx, out, counters, charges, now); err != nil {
+	if err := s.write(ctx, tx, out, counters, charges, now, commit); err != nil {
 		return nil, err
 	}
 	for i, e := range events {
@@ -175,8 +176,10 @@ func (s *Service) resolve(subjects map[uuid.UUID]billing.UsageContext, i int, e 
 	return &pending{i: i, ev: e, f: f, start: start, end: end, id: newID(), lowBalance: tier.LowBalance}, StatusRecorded
 }
 
-// write runs the statements of statements.go for the events to write and fills their results.
-func (s *Service) write(ctx context.Context, tx *gorm.DB, out []Result, counters, charges []*pending, now time.Time) error {
+// write runs the statements of statements.go for the events to write and fills their results. With
+// commit and no credits feature, nothing is left to decide in Go after the counters: their statements
+// and the COMMIT go in one round trip (notifications are rows they insert, delivered after the commit).
+func (s *Service) write(ctx context.Context, tx *gorm.DB, out []Result, counters, charges []*pending, now time.Time, commit bool) error {
 	all := slices.Concat(counters, charges)
 	if len(all) == 0 {
 		return nil
@@ -196,7 +199,13 @@ func (s *Service) write(ctx context.Context, tx *gorm.DB, out []Result, counters
 	for i, p := range counters {
 		rows = append(rows, reads[i].row(p, now))
 	}
-	if err := db.QueryRows(ctx, tx, rows...); err != nil {
+	var err error
+	if commit && len(charges) == 0 {
+		_, err = db.QueryRowsAndCommit(ctx, tx, rows...)
+	} else {
+		err = db.QueryRows(ctx, tx, rows...)
+	}
+	if err != nil {
 		return fmt.Errorf("record usage: %w", db.Translate(err))
 	}
 	for i, p := range counters {
