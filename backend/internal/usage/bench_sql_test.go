@@ -40,8 +40,12 @@ func benchUser(i string, hot bool) string {
 	}
 	return fmt.Sprintf(`md5('bench-user-' || (1 + %[1]s * :stride + (:ub + 37 * %[1]s) %% :stride))::uuid`, i)
 }
-func benchKey(i string) string   { return fmt.Sprintf(`('pg-' || :client_id || '-' || (:rb::bigint * 1000 + %s))`, i) }
-func benchEvent(i string) string { return fmt.Sprintf(`md5('pg-event-' || :client_id || '-' || (:rb::bigint * 1000 + %s))::uuid`, i) }
+func benchKey(i string) string {
+	return fmt.Sprintf(`('pg-' || :client_id || '-' || (:rb::bigint * 1000 + %s))`, i)
+}
+func benchEvent(i string) string {
+	return fmt.Sprintf(`md5('pg-event-' || :client_id || '-' || (:rb::bigint * 1000 + %s))::uuid`, i)
+}
 
 // bind replaces $n with args[n-1], highest first ($11 before $1).
 func bind(stmt string, args ...string) string {
