@@ -9,6 +9,8 @@
 package imagegen
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strings"
 	"time"
@@ -79,8 +81,7 @@ func (h *handler) create(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	user := httpapi.UserID(c)
-	// The usage key is derived from the request's key: the same request is the same event.
-	key := "generation:" + c.Request().Header.Get(httpapi.HeaderIdempotencyKey)
+	key := usageKey(c.Request().Header.Get(httpapi.HeaderIdempotencyKey))
 	var out generationView
 	err := idempotency.Transaction(ctx, h.db, func(tx *gorm.DB) error {
 		r, err := h.usage.Record(ctx, tx, usage.Event{UserID: user, Feature: Feature, Quantity: 1, Key: key})
@@ -104,4 +105,14 @@ func (h *handler) create(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, out)
+}
+
+// usageKey derives the usage event's key from the request's: the same request is the same event. A key
+// too long for usage's (120 characters) is replaced by its SHA-256.
+func usageKey(requestKey string) string {
+	if len(requestKey) > 100 {
+		sum := sha256.Sum256([]byte(requestKey))
+		return "generation:sha256:" + hex.EncodeToString(sum[:])
+	}
+	return "generation:" + requestKey
 }
