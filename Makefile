@@ -90,10 +90,11 @@ migrate-new: build ## create migrations/NNNNN_<name>.sql: make migrate-new name=
 	$(BIN) migrate create $(name)
 
 .PHONY: bench
-bench: ## Go benchmarks, then the load benchmark: server vs pgbench on one cluster (docs/benchmarks.md)
+bench: ## Go benchmarks, then the load benchmarks: server vs pgbench on one cluster (docs/benchmarks.md)
 	@scripts/ensure-postgres.sh >/dev/null
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	scripts/bench.sh
+	scripts/bench-usage.sh
 
 .PHONY: disposable-update
 disposable-update: ## re-download the embedded disposable-email blocklist from npm: make disposable-update version=1.26.0

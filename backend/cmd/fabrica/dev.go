@@ -90,6 +90,9 @@ func cmdDev(_ context.Context, env *environment, args []string) error {
 // running development server; one line per delivery; non-zero exit when any answer is not 2xx. Development
 // only: with a deployment's secrets it would forge that deployment's webhooks.
 func cmdTrigger(ctx context.Context, env *environment, args []string) error {
+	if len(args) >= 1 && args[0] == "usage" {
+		return cmdTriggerUsage(ctx, env, args[1:])
+	}
 	if len(args) < 2 {
 		return fmt.Errorf("trigger: want `trigger PROVIDER EVENT [flags]`; clerk: %v; paddle: %v", trigger.ClerkEvents, trigger.PaddleEvents)
 	}

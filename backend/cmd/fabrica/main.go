@@ -53,7 +53,7 @@ func commands() []command {
 		{"purge-archive", "[--older-than 2160h]: delete old webhook archive rows (never the dedup claims)", cmdPurgeArchive},
 		{"replay", "WEBHOOK_EVENT_ID: re-run an archived delivery through the idempotent pipeline", cmdReplay},
 		{"dev", "token [--user ID] [--email E] [--admin] [--ttl 1h]: a development session token (no Clerk account)", cmdDev},
-		{"trigger", "PROVIDER EVENT [--user --email --tier --subscription --event-id --times --concurrency --url]: send a signed sample event (development only)", cmdTrigger},
+		{"trigger", "PROVIDER EVENT [--user --email --tier --subscription --event-id --times --concurrency --url]: send a signed sample event; usage FEATURE --user ID [--quantity --key --distinct --times --concurrency --url]: usage events", cmdTrigger},
 		{"seed", "[--url URL]: demo users, subscriptions, credit spends and one failed delivery (development only)", cmdSeed},
 		{"sync", "paddle [--since 72h] | clerk-users: pull what the webhooks missed through the same pipeline", cmdSync},
 		{"version", "print the build version", cmdVersion},

@@ -46,6 +46,8 @@ type generator struct {
 	seed *delivery
 	// sent counts every delivery sent, warmup and seed included, for CPU-per-delivery accounting.
 	sent atomic.Int64
+	// recorded and refused count the usage modes' events (usage.go).
+	recorded, refused atomic.Int64
 
 	errMu    sync.Mutex
 	errors   int64
@@ -86,7 +88,7 @@ func (g *generator) run(ctx context.Context) (report, error) {
 	wg.Wait()
 	elapsed := time.Since(measureFrom)
 	rep := newReport(g.opts, lat, elapsed, g.errors, g.firstErr)
-	rep.Sent = g.sent.Load()
+	rep.Sent, rep.Recorded, rep.Refused = g.sent.Load(), g.recorded.Load(), g.refused.Load()
 	return rep, nil
 }
 
@@ -95,9 +97,14 @@ func (g *generator) run(ctx context.Context) (report, error) {
 func (g *generator) sender(ctx context.Context, measureFrom, stopAt time.Time) []time.Duration {
 	lat := make([]time.Duration, 0, 1024)
 	for ctx.Err() == nil && time.Now().Before(stopAt) && g.budget.Add(-1) >= 0 {
-		d := g.next()
 		began := time.Now()
-		took, err := g.send(ctx, d, g.seed != nil)
+		var took time.Duration
+		var err error
+		if isUsageMode(g.opts.mode) {
+			took, err = g.sendUsage(ctx)
+		} else {
+			took, err = g.send(ctx, g.next(), g.seed != nil)
+		}
 		switch {
 		case err != nil:
 			if ctx.Err() == nil { // an interrupted run is not a failed delivery

@@ -23,6 +23,9 @@ type report struct {
 	P50MS      float64 `json:"p50_ms"`
 	P99MS      float64 `json:"p99_ms"`
 	FirstError string  `json:"first_error,omitempty"`
+	// Recorded and Refused count the events of the usage modes (refused: at a block limit).
+	Recorded int64 `json:"recorded,omitempty"`
+	Refused  int64 `json:"refused,omitempty"`
 }
 
 func newReport(opts options, perSender [][]time.Duration, elapsed time.Duration, errors int64, firstErr string) report {

@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/examples/imagegen"
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
@@ -31,9 +32,11 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
+	"github.com/fabrica-saas/fabrica/backend/internal/idempotency"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
 	"github.com/fabrica-saas/fabrica/backend/internal/metrics"
 	"github.com/fabrica-saas/fabrica/backend/internal/session"
+	"github.com/fabrica-saas/fabrica/backend/internal/usage"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
@@ -51,6 +54,9 @@ type Options struct {
 	SignupHooks []account.SignupHook
 	// SentryTransport replaces Sentry's HTTP transport when SENTRY_DSN is set.
 	SentryTransport sentry.Transport
+	// UsageHooks run once per usage notification (80 %, 100 % of a limit, a low balance), in the
+	// transaction that delivers it (docs/usage.md, *Thresholds*).
+	UsageHooks []usage.Hook
 }
 
 // App is a fully wired service.
@@ -77,6 +83,9 @@ type App struct {
 	// public health endpoints never hold a connection of the API's pool (db.OpenProbe).
 	probe       *sql.DB
 	probeSchema *db.Migrator
+	// usage meters the tiers' features; idempotency backs the Idempotency-Key middleware.
+	usage       *usage.Service
+	idempotency *idempotency.Store
 }
 
 // LoadConfig reads the configuration from getenv (and .env in development).
@@ -177,6 +186,10 @@ func (a *App) wire() error {
 		return err
 	}
 	a.catchup = a.newCatchup()
+	a.usage = usage.New(usage.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue, Hooks: a.opts.UsageHooks, Log: a.log},
+		usage.Config{DedupWindow: cfg.UsageDedupWindow, Retention: cfg.UsageEventRetention, AppName: cfg.AppName,
+			ManageURL: cfg.PublicBaseURL})
+	a.idempotency = idempotency.New(a.db, nil)
 	a.broadcasts = broadcast.New(broadcast.Deps{DB: a.db, Jobs: queue, Sender: sender, Links: a.accounts, Tiers: tiers, Log: a.log},
 		broadcast.Config{AppName: cfg.AppName, CompanyLegalName: cfg.CompanyLegalName, RatePerSecond: cfg.EmailRatePerSecond})
 	a.workers = river.NewWorkers()
@@ -221,19 +234,25 @@ func (a *App) wire() error {
 		DocsViewer:          cfg.Env == config.EnvDevelopment,
 		TrustedProxies:      cfg.TrustedProxies,
 	}, httpapi.Deps{
-		Log:        a.log,
-		Checks:     a.readinessChecks(),
-		Webhooks:   a.pipeline,
-		Sessions:   sessions,
-		Accounts:   a.accounts,
-		Billing:    a.billing,
-		Credits:    a.ledger,
-		Admin:      admin.New(a.db, a.pipeline, a.billing),
-		Broadcasts: a.broadcasts,
-		Feedback:   feedback.New(a.db),
-		Console:    pages,
-		Metrics:    a.metrics.Handler(),
-		Sentry:     a.sentry,
+		Log:         a.log,
+		Checks:      a.readinessChecks(),
+		Webhooks:    a.pipeline,
+		Sessions:    sessions,
+		Accounts:    a.accounts,
+		Billing:     a.billing,
+		Credits:     a.ledger,
+		Admin:       admin.New(a.db, a.pipeline, a.billing),
+		Broadcasts:  a.broadcasts,
+		Feedback:    feedback.New(a.db),
+		Console:     pages,
+		Metrics:     a.metrics.Handler(),
+		Sentry:      a.sentry,
+		Usage:       a.usage,
+		Idempotency: a.idempotency,
+		// The app's own endpoints (docs/usage.md, "A metered endpoint of your own"), one line each.
+		Routes: []func(httpapi.Routes){
+			imagegen.Register(imagegen.Deps{DB: a.db, Usage: a.usage}), // POST /api/v1/generations (the worked example)
+		},
 	})
 	return nil
 }

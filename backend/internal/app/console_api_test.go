@@ -214,6 +214,8 @@ func TestConsoleReadsUseAnIndex(t *testing.T) {
 		{"/webhook-events?status=failed&since=" + since, []string{"status_created_at"}},
 		{"/webhook-events?provider=clerk&event_id=msg_idx", []string{"provider_event_id"}},
 		{"/stats/deliveries?hours=24", []string{"pk"}},
+		{"/users/" + id + "/usage", []string{"pk_usage_counters"}},
+		{"/usage/nearest-limits", []string{"ix_usage_counters_period_end"}},
 	} {
 		rec.take()
 		resp := e.call(t, http.MethodGet, adminAPI+tc.path, boss, "")

@@ -326,11 +326,13 @@ func TestConsoleInABrowser(t *testing.T) {
 	require.Equal(t, "1025", op.eval(`document.getElementById("balance").textContent.replace(/\D/g, "")`), "25 at signup + 1000 for pro")
 	require.Equal(t, "pro", op.eval(`document.getElementById("tier").textContent`))
 	require.Contains(t, op.eval(`document.getElementById("deliveries").textContent`), "evt_console_new_plan")
+	require.Contains(t, op.eval(`document.getElementById("usage").textContent`), "Usage this month")
 	op.shot("user")
 
 	op.do(chromedp.Click(chromedp.CSS(`#nav a[data-page="overview"]`)))
 	op.ready("Overview")
 	op.wait("the charts", `document.querySelectorAll("figure.chart svg rect").length > 0`)
+	op.wait("the features nearest their limits", `document.getElementById("nearest-limits") !== null`)
 	op.shot("overview")
 
 	op.do(chromedp.Evaluate[chromedp.Void](`location.hash = "#/audit?action=admin.webhook_replayed"`))

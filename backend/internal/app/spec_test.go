@@ -3,9 +3,11 @@ package app
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/apispec"
 )
@@ -56,3 +58,32 @@ func (w *teeWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the real writer (flushes, deadlines).
 func (w *teeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// The operations marked x-fabrica-app-route (an app's own endpoint packages, added through
+// httpapi.Deps.Routes) are exactly the routes the App adds beyond httpapi's table.
+func TestSpecMatchesTheAppsOwnRoutes(t *testing.T) {
+	t.Parallel()
+	a, _ := testApp(t, nil)
+	doc, err := apispec.Doc()
+	require.NoError(t, err)
+	var marked, served []string
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if _, ok := op.Extensions["x-fabrica-app-route"]; ok {
+				marked = append(marked, method+" "+path)
+			}
+		}
+	}
+	for _, r := range a.Echo().Routes() {
+		if op := apispec.Operation(doc, r.Method, r.Path); op != nil {
+			if _, ok := op.Operation.Extensions["x-fabrica-app-route"]; ok {
+				served = append(served, r.Method+" "+apispec.SpecPath(r.Path))
+			}
+		} else if r.Method != echo.RouteNotFound {
+			t.Errorf("the App serves %s %s, which docs/openapi.yaml does not describe", r.Method, r.Path)
+		}
+	}
+	slices.Sort(marked)
+	slices.Sort(served)
+	require.Equal(t, marked, served)
+}

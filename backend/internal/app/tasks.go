@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -61,7 +62,7 @@ func (a *App) tasks() []jobs.Task {
 			n, err := audit.Purge(ctx, a.db, account.AuditRetention(now, a.cfg.AuditRetention, a.cfg.AuditConsentRetention), purgeBatch)
 			return jobs.Report{"deleted": n}, err
 		}},
-	}, append(a.catchupTasks(), a.blocklistTasks()...)...)
+	}, slices.Concat(a.usageTasks(), a.catchupTasks(), a.blocklistTasks())...)
 }
 
 // blocklistTasks refreshes the disposable-email blocklist daily from DISPOSABLE_DOMAINS_URL, when it is set,

@@ -62,3 +62,30 @@ func TestTriggerEveryEventTypeAgainstARealServer(t *testing.T) {
 	require.ErrorIs(t, err, trigger.ErrUnknownEvent)
 	require.Equal(t, http.StatusOK, e.call(t, http.MethodGet, "/health", "", "").Code)
 }
+
+// `fabrica trigger usage` against a real server: ten copies at once record once; --distinct sends ten
+// events, and the block limit stops the counter at exactly its limit.
+func TestTriggerUsageAgainstARealServer(t *testing.T) {
+	t.Parallel()
+	e := newUsageEnv(t, nil, nil)
+	srv := httptest.NewServer(e.app.Echo())
+	t.Cleanup(srv.Close)
+	e.seedCredits(t, "user_tu", 1)
+	id := e.userID(t, "user_tu")
+	send := func(s trigger.UsageSpec, times int) map[string]int {
+		answers, err := trigger.SendUsage(context.Background(), srv.Client(), srv.URL, workerKey, s, times, 10)
+		require.NoError(t, err)
+		out := map[string]int{}
+		for _, a := range answers {
+			require.True(t, a.OK(), a.String())
+			out[strings.Fields(a.Result)[1]]++
+		}
+		return out
+	}
+	require.Equal(t, map[string]int{"recorded": 1, "duplicate": 9}, send(trigger.UsageSpec{Feature: "api_calls", User: id, Quantity: 5}, 10))
+	require.Equal(t, map[string]int{"recorded": 19, "limit_exceeded": 6},
+		send(trigger.UsageSpec{Feature: "api_calls", User: id, Quantity: 5, Key: "burst", Distinct: true}, 25))
+	require.Equal(t, 100, e.ledgerInt(t, `SELECT used FROM usage_counters WHERE user_id = ?`, id))
+	_, err := trigger.SendUsage(context.Background(), srv.Client(), srv.URL, workerKey, trigger.UsageSpec{Feature: "api_calls", User: "user_tu"}, 1, 1)
+	require.ErrorContains(t, err, "--user must be the user's id")
+}

@@ -30,6 +30,10 @@ type Tier struct {
 	RateLimitPerMinute int
 	// Rollover is what the monthly allowance does at the end of its month.
 	Rollover Rollover
+	// Features the tier grants, by name (features.go); a name absent here is disabled for the tier.
+	Features map[string]Feature
+	// LowBalance: a credit balance falling below it notifies the user once per usage month (0: never).
+	LowBalance int
 }
 
 // Allowance is the tier's monthly credits for a tiered item of quantity seats: MonthlyCredits, times the
@@ -67,6 +71,8 @@ type Tiers struct {
 	packs    map[string]Pack
 	packList []Pack
 	warnings []string
+	features []string          // every feature name some tier declares
+	kinds    map[string]string // and its kind
 }
 
 //go:embed tiers.yaml
@@ -85,7 +91,11 @@ func LoadTiers(path string) (*Tiers, error) {
 			return nil, fmt.Errorf("tiers: %w", err)
 		}
 	}
-	return ParseTiers(data)
+	t, err := ParseTiers(data)
+	if err != nil && path != "" {
+		return nil, fmt.Errorf("%s: %w", path, err) // the boot error names the file, then the tier and key
+	}
+	return t, err
 }
 
 // Free is the tier without prices, every user's starting tier.

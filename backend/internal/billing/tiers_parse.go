@@ -25,6 +25,9 @@ type tierDoc struct {
 	CreditsPerSeat     bool     `yaml:"credits_per_seat"`
 	RateLimitPerMinute int      `yaml:"rate_limit_per_minute"`
 	Rollover           *rawNode `yaml:"rollover"`
+	// Features and LowBalance are parsed in features.go.
+	Features   yaml.Node `yaml:"features"`
+	LowBalance int       `yaml:"low_balance"`
 }
 
 // priceDoc is one entry of a tier's prices; every field is optional, but an amount needs its currency and
@@ -100,6 +103,9 @@ func ParseTiers(data []byte) (*Tiers, error) {
 	if frees != 1 {
 		return nil, fmt.Errorf("tiers: want exactly one tier without prices (the free tier), have %d", frees)
 	}
+	if err := t.checkFeatures(); err != nil {
+		return nil, fmt.Errorf("tiers: %w", err)
+	}
 	if t.free.MonthlyCredits > 0 {
 		t.warnings = append(t.warnings, fmt.Sprintf("tiers: %s: monthly_credits has no effect on the free tier "+
 			"(no subscription grants it; signup_credits is its one-time grant)", t.free.Name))
@@ -119,6 +125,8 @@ func (d tierDoc) tier(rank int) (Tier, []string, error) {
 		return Tier{}, nil, fmt.Errorf("%s: signup_credits: cannot be negative", d.Name)
 	case d.RateLimitPerMinute < 0:
 		return Tier{}, nil, fmt.Errorf("%s: rate_limit_per_minute: cannot be negative (0 keeps RATE_LIMIT_PER_MINUTE)", d.Name)
+	case d.LowBalance < 0:
+		return Tier{}, nil, fmt.Errorf("%s: low_balance: cannot be negative (0: no low-balance notice)", d.Name)
 	case d.MonthlyCredits != nil && d.PeriodCredits != nil:
 		return Tier{}, nil, fmt.Errorf("%s: set monthly_credits only (period_credits is its deprecated name)", d.Name)
 	}
@@ -130,12 +138,17 @@ func (d tierDoc) tier(rank int) (Tier, []string, error) {
 	}
 	var err error
 	tier := Tier{Name: d.Name, Rank: rank, SignupCredits: d.SignupCredits, CreditsPerSeat: d.CreditsPerSeat,
-		RateLimitPerMinute: d.RateLimitPerMinute}
+		RateLimitPerMinute: d.RateLimitPerMinute, LowBalance: d.LowBalance}
 	if d.Rollover != nil {
 		if tier.Rollover, err = parseRollover(&d.Rollover.Node); err != nil {
 			return Tier{}, nil, fmt.Errorf("%s: rollover: %w", d.Name, err)
 		}
 	}
+	features, err := parseFeatures(&d.Features)
+	if err != nil {
+		return Tier{}, nil, fmt.Errorf("%s: %w", d.Name, err)
+	}
+	tier.Features = features
 	if monthly != nil {
 		if *monthly < 0 || *monthly > math.MaxInt32 {
 			return Tier{}, nil, fmt.Errorf("%s: monthly_credits: want 0..%d", d.Name, math.MaxInt32)

@@ -111,6 +111,10 @@ type Config struct {
 	// AuditConsentRetention is how long consent records, and the record of the erasure, outlive an erased
 	// account.
 	AuditConsentRetention time.Duration
+	// UsageDedupWindow keeps usage idempotency keys, and refuses events older than it (docs/usage.md).
+	UsageDedupWindow time.Duration
+	// UsageEventRetention keeps usage events (monthly partitions); at least the window plus a month.
+	UsageEventRetention time.Duration
 	// RateLimitPerMinute is each user's API budget (429 with Retry-After beyond); 0 disables it.
 	RateLimitPerMinute int
 	// MetricsToken, when set, is required as a bearer token on /metrics (always set in staging/production).
@@ -267,6 +271,8 @@ func build(v *viper.Viper) (Config, error) {
 		WebhookArchiveRetention: p.duration("WEBHOOK_ARCHIVE_RETENTION"),
 		AuditRetention:          p.duration("AUDIT_RETENTION"),
 		AuditConsentRetention:   p.duration("AUDIT_CONSENT_RETENTION"),
+		UsageDedupWindow:        p.duration("USAGE_DEDUP_WINDOW"),
+		UsageEventRetention:     p.duration("USAGE_EVENT_RETENTION"),
 		RateLimitPerMinute:      p.integer("RATE_LIMIT_PER_MINUTE"),
 		MetricsToken:            p.str("METRICS_TOKEN"),
 		TrustedProxies:          p.cidrs("TRUSTED_PROXIES"),
@@ -403,6 +409,12 @@ func (c Config) Validate() error {
 	// The ledger bounds every spend's expires_in to 1s..24h (credits.MinExpiresIn/MaxExpiresIn), the default too.
 	if c.CreditsOrphanAfter < time.Second || c.CreditsOrphanAfter > 24*time.Hour {
 		return fieldErr("CREDITS_ORPHAN_AFTER", "must be between 1s and 24h")
+	}
+	if c.UsageDedupWindow < time.Hour || c.UsageDedupWindow > 366*24*time.Hour {
+		return fieldErr("USAGE_DEDUP_WINDOW", "must be between 1h and 8784h (a year)")
+	}
+	if c.UsageEventRetention < c.UsageDedupWindow+31*24*time.Hour {
+		return fieldErr("USAGE_EVENT_RETENTION", "must be at least USAGE_DEDUP_WINDOW plus 744h (a month)")
 	}
 	if c.SentrySampleRate < 0 || c.SentrySampleRate > 1 {
 		return fieldErr("SENTRY_SAMPLE_RATE", "must be between 0 and 1 (the share of errors reported)")

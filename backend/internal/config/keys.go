@@ -61,6 +61,8 @@ var Keys = []Key{
 	{Name: "WEBHOOK_ARCHIVE_RETENTION", Default: "2160h"},
 	{Name: "AUDIT_RETENTION", Default: "17520h"},
 	{Name: "AUDIT_CONSENT_RETENTION", Default: "26280h"},
+	{Name: "USAGE_DEDUP_WINDOW", Default: "840h"},
+	{Name: "USAGE_EVENT_RETENTION", Default: "9504h"},
 	{Name: "RATE_LIMIT_PER_MINUTE", Default: "120"},
 	{Name: "METRICS_TOKEN", Secret: true},
 	{Name: "TRUSTED_PROXIES"},

@@ -72,6 +72,8 @@ type pipelinedTx struct {
 	// err: a statement of a batch failed; Postgres has aborted the transaction.
 	err  error
 	done bool
+	// committed: QueryRowsAndCommit sent the COMMIT; the caller's Commit has nothing left to do.
+	committed bool
 }
 
 var errTxDone = sql.ErrTxDone
@@ -173,6 +175,9 @@ func (t *pipelinedTx) PrepareContext(ctx context.Context, query string) (*sql.St
 // Commit sends what is held back with COMMIT. Postgres answers a COMMIT of an aborted transaction with
 // ROLLBACK and no error; that is reported as the failure it is.
 func (t *pipelinedTx) Commit() error {
+	if t.committed {
+		return nil
+	}
 	if t.done {
 		return errTxDone
 	}

@@ -87,6 +87,7 @@ var registry = map[string]renderFunc{
 	TemplateDeletionScheduled:    decodeInto[DeletionScheduledData](deletionScheduledTmpl),
 	TemplatePaymentFailed:        decodeInto[PaymentFailedData](paymentFailedTmpl),
 	TemplateAnnouncement:         renderAnnouncement,
+	TemplateUsageThreshold:       decodeInto[UsageThresholdData](usageThresholdTmpl),
 }
 
 // Render builds the message for template from its JSON data, without a footer; the caller sets To and

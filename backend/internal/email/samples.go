@@ -22,6 +22,8 @@ var samples = map[string]any{
 		HardDeleteAfter: samplePeriodEnd, SignInURL: "https://app.example.com/sign-in"},
 	TemplatePaymentFailed: PaymentFailedData{Email: "ada@example.com", AppName: sampleApp, Tier: "pro",
 		ManageURL: "https://app.example.com/billing"},
+	TemplateUsageThreshold: UsageThresholdData{Email: "ada@example.com", AppName: sampleApp, Feature: "api_calls",
+		Threshold: "limit_80", Used: 800, Limit: 1000, ResetsAt: &samplePeriodEnd, ManageURL: "https://app.example.com/billing"},
 	TemplateAnnouncement: BroadcastData{AppName: sampleApp, Subject: "What's new this month",
 		BodyMarkdown: "We shipped **three things** you asked for:\n\n- faster exports\n- a [status page](https://status.example.com)\n- dark mode\n\nThanks for being with us."},
 }

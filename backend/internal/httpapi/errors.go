@@ -50,7 +50,7 @@ type sentinel struct {
 // errorMap is the one table from domain sentinels to responses. Each API area declares its part beside
 // its handlers; they meet here, and a test forbids a sentinel appearing twice.
 var errorMap = slices.Concat(dataErrors, webhookErrors, sessionErrors, accountErrors, billingErrors,
-	creditsErrors, adminErrors, feedbackErrors, broadcastErrors)
+	creditsErrors, adminErrors, feedbackErrors, broadcastErrors, usageErrors)
 
 // dataErrors are the db package's sentinels, which any area can surface.
 var dataErrors = []sentinel{

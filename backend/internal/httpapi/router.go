@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/getsentry/sentry-go"
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -21,7 +22,9 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
+	"github.com/fabrica-saas/fabrica/backend/internal/idempotency"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
+	"github.com/fabrica-saas/fabrica/backend/internal/usage"
 )
 
 // Config is what the HTTP layer needs from the service configuration.
@@ -71,7 +74,29 @@ type Deps struct {
 	Metrics http.Handler
 	// Sentry receives unexpected errors and panics (nil: reporting off; see NewSentry).
 	Sentry *sentry.Hub
+	// Usage meters features (entitlements, checks, usage events, gauges); Idempotency backs the
+	// Idempotency-Key middleware.
+	Usage       *usage.Service
+	Idempotency *idempotency.Store
+	// Routes adds the app's own endpoints (docs/usage.md, "A metered endpoint of your own").
+	Routes []func(Routes)
 }
+
+// Routes is what an app's own endpoint package gets to add its routes: the API's groups with their
+// authentication and the Idempotency-Key middleware. UserID and Bind read a request as the built-in
+// handlers do.
+type Routes struct {
+	// Session is /api/v1 behind a Clerk session and the per-user rate limit.
+	Session *echo.Group
+	// Idempotent is the Idempotency-Key middleware (idempotent.go); list it after the route's handler.
+	Idempotent echo.MiddlewareFunc
+}
+
+// UserID is the session's user of a request behind Routes.Session.
+func UserID(c echo.Context) uuid.UUID { return currentUser(c).ID }
+
+// Bind decodes a JSON body into dst (400 bad_request on malformed input), as the built-in handlers do.
+func Bind(c echo.Context, dst any) error { return bind(c, dst) }
 
 // gzipMinLength is the smallest API response worth compressing (bytes).
 const gzipMinLength = 1024
@@ -161,6 +186,15 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	api.POST("/credits/jobs/:job_id/complete", cr.complete, requireWorker(workers))
 	api.POST("/credits/jobs/:job_id/fail", cr.fail, requireWorker(workers))
 
+	us := &usageHandler{usage: deps.Usage}
+	authed.GET("/entitlements", us.entitlements)
+	api.POST("/entitlements/check", us.check, workerOrSession(workers, session, limit))
+	api.POST("/usage", us.record, workerOrSession(workers, session, limit))
+	api.PUT("/usage/gauges/:feature", us.setGauge, workerOrSession(workers, session, limit))
+	for _, add := range deps.Routes {
+		add(Routes{Session: authed, Idempotent: idempotent(deps.Idempotency)})
+	}
+
 	fb := &feedbackHandler{feedback: deps.Feedback}
 	authed.POST("/feedback", fb.submit, middleware.BodyLimit(feedbackMaxBody),
 		limitUsers(newLimiter(time.Hour), func(models.User) int { return feedbackPerHour }))
@@ -185,6 +219,8 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.GET("/stats/deliveries", ad.deliveriesPerHour)
 	admins.GET("/feedback", ad.feedback)
 	admins.GET("/metrics/overview", ad.overview)
+	admins.GET("/users/:id/usage", us.userUsage)
+	admins.GET("/usage/nearest-limits", us.nearestLimits)
 
 	bc := &broadcastHandler{broadcasts: deps.Broadcasts}
 	admins.POST("/broadcasts", bc.create)

@@ -1,14 +1,16 @@
 // Overview: charts of what the admin API counts. Each endpoint's answer is adapted here into the charts'
 // neutral {labels, series} (charts.js knows no endpoint), so a change of shape touches one adapter.
 import { barChart } from "../charts.js";
-import { h, qs } from "../dom.js";
+import { h, qs, table } from "../dom.js";
 import { money, num } from "../format.js";
+import { userLink } from "./common.js";
 
 // One colour per outcome, the same in every chart (classes of console.css).
 const OUTCOME = { processed: "s0", failed: "s1", skipped: "s2", ignored: "s4", pending: "s3" };
 
 export async function render({ api, settings }) {
-  const [hourly, o] = await Promise.all([api("/admin/stats/deliveries" + qs({ hours: 48 })), api("/admin/metrics/overview")]);
+  const [hourly, o, near] = await Promise.all([api("/admin/stats/deliveries" + qs({ hours: 48 })), api("/admin/metrics/overview"),
+    api("/admin/usage/nearest-limits" + qs({ limit: 10 }))]);
   const mrr = Object.entries(o.revenue.mrr).map(([cur, v]) => money(v, cur)).join(" + ") || money(0, "USD");
   const node = h("div", {},
     h("h1", {}, "Overview"),
@@ -23,7 +25,11 @@ export async function render({ api, settings }) {
       barChart({ title: `Signups per day, last ${o.days} days`, ...signupsPerDay(o), every: 5 }),
       barChart({ title: "MRR by tier", ...mrrByTier(o), stacked: false, note: "Major units of each currency." }),
       barChart({ title: "Live subscriptions by tier", ...subscriptionsByTier(o) }),
-      barChart({ title: `Credits granted and spent per day, last ${o.days} days`, ...creditsPerDay(o), stacked: false, every: 5 })));
+      barChart({ title: `Credits granted and spent per day, last ${o.days} days`, ...creditsPerDay(o), stacked: false, every: 5 })),
+    h("section", { "aria-labelledby": "near-h", id: "nearest-limits" }, h("h2", { id: "near-h" }, "Nearest their limits this month"),
+      table(null, ["User", "Feature", "Used ", "Limit ", "Share "], near.items.map((m) => [
+        userLink(m.user_id, m.user_id.slice(0, 8)), m.feature, { num: num(m.used) }, { num: num(m.limit) },
+        { num: Math.round((100 * m.used) / m.limit) + " %" }]), { empty: "No feature with a limit has been used this month." })));
   return { title: "Overview", node };
 }
 

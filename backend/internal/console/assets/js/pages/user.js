@@ -1,5 +1,5 @@
-// One user: who they are, their plan, credits (balance and the whole ledger), audit trail, and the webhook
-// deliveries that changed them.
+// One user: who they are, their plan, credits (balance and the whole ledger), usage (each feature this
+// month and the months before), audit trail, and the webhook deliveries that changed them.
 import { facts, h, qs, table } from "../dom.js";
 import { badge, delta, money, num, when } from "../format.js";
 import { more } from "./common.js";
@@ -9,10 +9,15 @@ export async function render({ api, params }) {
   const d = await api("/admin/users/" + id);
   const u = d.user;
   const page = (path) => (cursor) => api(`/admin/users/${id}/${path}` + qs({ limit: 20, cursor }));
-  const [ledger, deliveries, trail] = await Promise.all([
+  const usage = await api(`/admin/users/${id}/usage` + qs({ limit: 20 }));
+  const [ledger, months, deliveries, trail] = await Promise.all([
     more({ id: "ledger", title: "Credit ledger", headers: ["When", "Change ", "Kind", "Job", "Reason"], fetch: page("credits"),
       row: (m) => [when(m.created_at), { num: delta(m.delta) }, m.kind, h("span", { class: "mono" }, m.job_id), m.reason],
       empty: "No credit movement." }),
+    more({ id: "usage-history", title: "Usage by month", headers: ["Month from", "Feature", "Used ", "Limit "],
+      fetch: (cursor) => cursor ? page("usage")(cursor) : Promise.resolve(usage),
+      row: (m) => [when(m.period_start), m.feature, { num: num(m.used) }, { num: m.limit == null ? "—" : num(m.limit) }],
+      empty: "No usage recorded." }),
     more({ id: "deliveries", title: "Deliveries that changed this user", headers: ["When", "Provider", "Event", "Event id", "Newest delivery"],
       fetch: page("deliveries"),
       row: (x) => [when(x.at), x.provider, x.action, h("span", { class: "mono" }, x.event_id),
@@ -47,6 +52,11 @@ export async function render({ api, params }) {
       s.items.map((i) => h("div", {}, `${i.quantity} × ${i.price_id}`, i.unit_amount != null && i.currency ? ` (${money(i.unit_amount, i.currency)})` : "")),
       s.flags.map((f) => badge(f, "flag")),
     ]), { empty: "No subscription." }),
-    ledger, deliveries, trail);
+    h("section", { "aria-labelledby": "usage-h", id: "usage" }, h("h2", { id: "usage-h" }, "Usage this month"),
+      table(null, ["Feature", "Kind", "Used ", "Limit ", "Remaining ", "Resets"], usage.features.filter((f) => f.enabled).map((f) => [
+        f.feature, f.kind, { num: num(f.used) }, { num: f.limit == null ? "—" : num(f.limit) },
+        { num: f.remaining == null ? "—" : num(f.remaining) }, f.resets_at ? when(f.resets_at) : "—",
+      ]), { empty: "The tier has no features." })),
+    ledger, months, deliveries, trail);
   return { title: u.email || u.clerk_user_id, node };
 }
