@@ -48,7 +48,7 @@ func newServer(t *testing.T, balance int) *server {
 	path := filepath.Join(t.TempDir(), "tiers.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(tiers), 0o600))
 	env := map[string]string{"APP_ENV": config.EnvTest, "DATABASE_URL": d.URL, "CLERK_JWT_KEY": issuer.PublicKeyPEM(), "TIERS_FILE": path}
-	cfg, err := config.Load(func(k string) string { return env[k] }, "")
+	cfg, err := config.LoadForTest(func(k string) string { return env[k] })
 	require.NoError(t, err)
 	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), app.Options{})
 	require.NoError(t, err)

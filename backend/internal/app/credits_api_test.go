@@ -22,7 +22,7 @@ const (
 // seedCredits creates clerkID's user with a grant of amount credits, as a signup or renewal would have.
 func (e *apiEnv) seedCredits(t *testing.T, clerkID string, amount int) {
 	t.Helper()
-	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO users (clerk_user_id, email) VALUES (?, ?)`, clerkID, clerkID+"@example.com").Error)
+	require.NoError(t, e.db.Gorm.Exec(`INSERT INTO users (clerk_user_id, email, email_verified) VALUES (?, ?, true)`, clerkID, clerkID+"@example.com").Error)
 	e.grant(t, clerkID, amount, "seed-"+clerkID)
 }
 

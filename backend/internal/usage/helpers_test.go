@@ -71,7 +71,7 @@ func (e *env) user(t *testing.T, tier string, balance int) uuid.UUID {
 	t.Helper()
 	var id uuid.UUID
 	clerk := "user_" + uuid.NewString()
-	require.NoError(t, e.db.Gorm.Raw(`INSERT INTO users (clerk_user_id, email, current_tier) VALUES (?, ?, ?) RETURNING id`,
+	require.NoError(t, e.db.Gorm.Raw(`INSERT INTO users (clerk_user_id, email, email_verified, current_tier) VALUES (?, ?, true, ?) RETURNING id`,
 		clerk, clerk+"@example.com", tier).Row().Scan(&id))
 	if tier != "free" {
 		require.NoError(t, e.db.Gorm.Exec(`INSERT INTO subscriptions (user_id, paddle_subscription_id, paddle_customer_id,
