@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -50,7 +51,7 @@ type adjustBody struct {
 }
 
 // An operator grants and takes back credits: only operators, only with an Idempotency-Key, once per key,
-// never below zero, audited once.
+// never below zero, audited once; the user view shows the buckets in burn order and the history pages.
 func TestAdminCreditAdjustments(t *testing.T) {
 	t.Parallel()
 	e := newAdminEnv(t)
@@ -116,6 +117,45 @@ func TestAdminCreditAdjustments(t *testing.T) {
 		credits.ActionCorrected))
 	require.Equal(t, 1, e.ledgerInt(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`), "the stranger, once")
 
+	// The user view: the buckets in burn order (priority 10 first, then the soonest expiry...), summing to
+	// the balance; the correction took its 30 from the operator's priority-10 bucket.
+	detail := decodeBody[struct {
+		Ledger struct {
+			Balance int `json:"balance"`
+			Buckets []struct {
+				Category  string     `json:"category"`
+				Priority  int        `json:"priority"`
+				Amount    int        `json:"amount"`
+				Remaining int        `json:"remaining"`
+				Source    string     `json:"source"`
+				ExpiresAt *time.Time `json:"expires_at"`
+			} `json:"buckets"`
+		} `json:"ledger"`
+	}](t, e.call(t, http.MethodGet, adminAPI+"/users/"+carol, boss, ""))
+	require.Equal(t, 127, detail.Ledger.Balance)
+	type row struct {
+		Category          string
+		Priority          int
+		Amount, Remaining int
+		Source            string
+	}
+	var got []row
+	sum := 0
+	for _, b := range detail.Ledger.Buckets {
+		got = append(got, row{b.Category, b.Priority, b.Amount, b.Remaining, b.Source})
+		sum += b.Remaining
+	}
+	require.Equal(t, []row{{"promotional", 10, 50, 20, "operator"}, {"promotional", 50, 100, 100, ""},
+		{"purchased", 50, 7, 7, "operator"}}, got, "burn order: priority, then expiry, then promotional before purchased")
+	require.Equal(t, 127, sum)
+	require.WithinDuration(t, time.Now().Add(24*time.Hour), *detail.Ledger.Buckets[0].ExpiresAt, time.Minute)
+
+	// The history pages through every bucket, newest first.
+	history := walkItems(t, e, boss, "/users/"+carol+"/credit-buckets", 2)
+	require.Len(t, history, 3)
+	require.Equal(t, "purchased", history[0]["category"])
+	require.Equal(t, http.StatusNotFound, e.call(t, http.MethodGet, adminAPI+"/users/"+unknownID+"/credit-buckets", boss, "").Code)
+	require.Equal(t, http.StatusForbidden, e.call(t, http.MethodGet, adminAPI+"/users/"+carol+"/credit-buckets", stranger, "").Code)
 	e.ledgerIsConsistent(t)
 }
 

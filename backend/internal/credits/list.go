@@ -104,7 +104,7 @@ func (b Bucket) Expired(now time.Time) bool {
 }
 
 // Buckets returns the user's buckets in burn order (the first is spent first): those that still hold
-// credits or debt, or with all, every bucket the user ever had (the console's history).
+// credits or debt, or with all, every bucket the user ever had (at most 1000; BucketHistory pages).
 func (s *Service) Buckets(ctx context.Context, userID uuid.UUID, all bool) ([]Bucket, error) {
 	out := []Bucket{}
 	q := `SELECT b.id, b.category, b.priority, b.amount, b.remaining, b.expires_at, b.expired_at, b.source, b.created_at
@@ -117,4 +117,17 @@ func (s *Service) Buckets(ctx context.Context, userID uuid.UUID, all bool) ([]Bu
 		return nil, wrap("credit buckets", err)
 	}
 	return out, nil
+}
+
+// BucketHistory pages through every bucket the user ever had, newest first, with keyset pagination on
+// (created_at, id) like List: the spent and the written-off ones too (ExpiredAt says when a bucket was
+// written off). The user's index bounds the read to their buckets.
+func (s *Service) BucketHistory(ctx context.Context, userID uuid.UUID, limit int, cursor string) (items []Bucket, next string, err error) {
+	q := s.db.WithContext(ctx).Table("credit_buckets").
+		Select("id, category, priority, amount, remaining, expires_at, expired_at, source, created_at").Where("user_id = ?", userID)
+	items, next, err = db.Keyset(q, limit, cursor, func(b Bucket) (time.Time, uuid.UUID) { return b.CreatedAt, b.ID })
+	if err != nil {
+		return nil, "", wrap("credit bucket history", err)
+	}
+	return items, next, nil
 }

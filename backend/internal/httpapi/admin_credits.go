@@ -10,8 +10,32 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 )
 
-// An operator's side of the ledger: granting credits or taking them back (docs/api.md, *Operator credit
-// adjustments*).
+// An operator's side of the ledger: a user's buckets, and the one write, granting credits or taking them
+// back (docs/api.md, *Operator credit adjustments*).
+
+// adminBucketView is a bucket as operators see it: the user's own view plus where it came from and when
+// it was written off.
+type adminBucketView struct {
+	bucketView
+	Source    string     `json:"source"`
+	ExpiredAt *time.Time `json:"expired_at"`
+}
+
+func toAdminBucketView(b credits.Bucket) adminBucketView {
+	return adminBucketView{bucketView: toBucketView(b), Source: b.Source, ExpiredAt: b.ExpiredAt}
+}
+
+// adminLedgerView is GET /admin/users/{id}'s ledger: the balance, the buckets it sits in (burn order) and
+// the newest movements, from one snapshot.
+type adminLedgerView struct {
+	Balance int               `json:"balance"`
+	Buckets []adminBucketView `json:"buckets"`
+	Items   []movementView    `json:"items"`
+}
+
+func (h *adminHandler) userBuckets(c echo.Context) error {
+	return userPage(c, h.admin.UserBuckets, toAdminBucketView)
+}
 
 // IdempotencyKeyHeader carries an operator adjustment's idempotency key.
 const IdempotencyKeyHeader = "Idempotency-Key"
@@ -97,4 +121,10 @@ func grantExpiresIn(seconds *int64) time.Duration {
 		return credits.MaxGrantExpiresIn + time.Second
 	}
 	return time.Duration(*seconds) * time.Second
+}
+
+// toAdminLedgerView builds the user detail's ledger.
+func toAdminLedgerView(balance int, buckets []credits.Bucket, items []credits.Movement) adminLedgerView {
+	return adminLedgerView{Balance: balance, Buckets: toPage(buckets, "", toAdminBucketView).Items,
+		Items: toPage(items, "", toMovementView).Items}
 }

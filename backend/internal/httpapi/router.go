@@ -177,6 +177,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.GET("/users/:id", ad.user)
 	admins.GET("/users/:id/credits", ad.userCredits)
 	admins.POST("/users/:id/credits", ad.adjustCredits)
+	admins.GET("/users/:id/credit-buckets", ad.userBuckets)
 	admins.GET("/users/:id/deliveries", ad.userDeliveries)
 	admins.GET("/audit", ad.audit)
 	admins.GET("/webhook-events", ad.webhookEvents)
