@@ -52,13 +52,16 @@ func (s *Service) Recent(ctx context.Context, window time.Duration) ([]KindTotal
 }
 
 // Day is one UTC day of the ledger: credits granted, spent (deducted, charged, charged again), given
-// back (refunds, the reconciler's included) and expired unspent (the breakage), all as positive numbers.
+// back (refunds, the reconciler's included), expired unspent and rolled over, all as positive numbers.
+// Expired counts every write-off, the part a rollover then carries into the next month included, so the
+// day's breakage (credits gone for good) is Expired - RolledOver.
 type Day struct {
-	Day      time.Time
-	Granted  int64
-	Spent    int64
-	Refunded int64
-	Expired  int64
+	Day        time.Time
+	Granted    int64
+	Spent      int64
+	Refunded   int64
+	Expired    int64
+	RolledOver int64
 }
 
 // PerDay totals the ledger since since per UTC day (the admin overview), on (kind, created_at).
@@ -68,10 +71,11 @@ func (s *Service) PerDay(ctx context.Context, since time.Time) ([]Day, error) {
 		coalesce(sum(delta) FILTER (WHERE kind = ?), 0) AS granted,
 		coalesce(-sum(delta) FILTER (WHERE kind IN ?), 0) AS spent,
 		coalesce(sum(delta) FILTER (WHERE kind IN ?), 0) AS refunded,
-		coalesce(-sum(delta) FILTER (WHERE kind = ?), 0) AS expired
+		coalesce(-sum(delta) FILTER (WHERE kind = ?), 0) AS expired,
+		coalesce(sum(delta) FILTER (WHERE kind = ?), 0) AS rolled_over
 		FROM credit_transactions WHERE kind IN ? AND created_at >= ? GROUP BY 1 ORDER BY 1`,
-		KindGrant, spendKinds, refundKinds, KindExpire,
-		append(append([]string{KindGrant, KindExpire}, spendKinds...), refundKinds...), since).Scan(&out).Error
+		KindGrant, spendKinds, refundKinds, KindExpire, KindRollover,
+		append(append([]string{KindGrant, KindExpire, KindRollover}, spendKinds...), refundKinds...), since).Scan(&out).Error
 	if err != nil {
 		return nil, wrap("ledger per day", err)
 	}
