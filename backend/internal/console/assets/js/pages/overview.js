@@ -23,7 +23,9 @@ export async function render({ api, settings }) {
       barChart({ title: `Signups per day, last ${o.days} days`, ...signupsPerDay(o), every: 5 }),
       barChart({ title: "MRR by tier", ...mrrByTier(o), stacked: false, note: "Major units of each currency." }),
       barChart({ title: "Live subscriptions by tier", ...subscriptionsByTier(o) }),
-      barChart({ title: `Credits granted and spent per day, last ${o.days} days`, ...creditsPerDay(o), stacked: false, every: 5 })));
+      barChart({ title: `Credits granted and spent per day, last ${o.days} days`, ...creditsPerDay(o), stacked: false, every: 5 }),
+      barChart({ title: `Credits expired and rolled over per day, last ${o.days} days`, ...breakagePerDay(o), stacked: false, every: 5,
+        note: "A rollover writes the month's credits off and carries some on: the breakage, credits gone for good, is expired − rolled over." })));
   return { title: "Overview", node };
 }
 
@@ -64,4 +66,11 @@ export function creditsPerDay(o) {
   return { labels: o.credits.map((d) => day(d.day)), series: [
     { name: "granted", cls: "s0", values: o.credits.map((d) => d.granted) },
     { name: "spent", cls: "s4", values: o.credits.map((d) => d.spent) }] };
+}
+
+/** The overview's ledger days → expired and rolled over side by side. */
+export function breakagePerDay(o) {
+  return { labels: o.credits.map((d) => day(d.day)), series: [
+    { name: "expired", cls: "s1", values: o.credits.map((d) => d.expired) },
+    { name: "rolled over", cls: "s3", values: o.credits.map((d) => d.rolled_over) }] };
 }
