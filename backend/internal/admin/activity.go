@@ -15,8 +15,8 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
-// A user's activity beyond UserDetail, page by page: the whole ledger, and the webhook deliveries that
-// touched them.
+// A user's activity beyond UserDetail, page by page: the whole ledger, every credit bucket, and the
+// webhook deliveries that touched them.
 
 // UserLedger pages through a user's ledger, newest first; db.ErrNotFound when there is no such user.
 func (s *Service) UserLedger(ctx context.Context, userID uuid.UUID, p Page) ([]credits.Movement, string, error) {
@@ -32,6 +32,25 @@ func (s *Service) UserLedger(ctx context.Context, userID uuid.UUID, p Page) ([]c
 	}, snapshot)
 	if err != nil {
 		return nil, "", fmt.Errorf("admin user ledger: %w", err)
+	}
+	return items, next, nil
+}
+
+// UserBuckets pages through every bucket the user ever had, newest first (spent and written-off ones
+// too); db.ErrNotFound when there is no such user.
+func (s *Service) UserBuckets(ctx context.Context, userID uuid.UUID, p Page) ([]credits.Bucket, string, error) {
+	var items []credits.Bucket
+	var next string
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if _, err := account.UserTx(ctx, tx, userID); err != nil {
+			return err
+		}
+		var err error
+		items, next, err = credits.New(tx, credits.Config{}).BucketHistory(ctx, userID, p.Limit, p.Cursor)
+		return err
+	}, snapshot)
+	if err != nil {
+		return nil, "", fmt.Errorf("admin user buckets: %w", err)
 	}
 	return items, next, nil
 }

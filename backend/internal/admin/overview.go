@@ -197,7 +197,8 @@ func creditDays(since time.Time, rows []credits.Day) []credits.Day {
 	}
 	for _, r := range rows {
 		if i := dayIndex(since, r.Day); i >= 0 {
-			out[i].Granted, out[i].Spent, out[i].Refunded = r.Granted, r.Spent, r.Refunded
+			r.Day = out[i].Day
+			out[i] = r
 		}
 	}
 	return out

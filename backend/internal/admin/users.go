@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -33,6 +34,9 @@ type UserDetail struct {
 	// Items are each subscription's items (plan, add-ons, one-time charges), by subscription row id.
 	Items   map[uuid.UUID][]models.SubscriptionItem
 	Balance int
+	// Buckets are where the balance sits, in burn order (what a spend takes first comes first): the
+	// buckets that hold credits or debt and have not expired, so their remaining amounts sum to Balance.
+	Buckets []credits.Bucket
 	// Movements are the newest LedgerSize ledger rows, newest first.
 	Movements []credits.Movement
 }
@@ -67,11 +71,31 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (UserDetail, error) {
 		if d.Movements, _, err = ledger.List(ctx, id, LedgerSize, ""); err != nil {
 			return err
 		}
-		d.Balance, err = ledger.Balance(ctx, id)
+		if d.Balance, err = ledger.Balance(ctx, id); err != nil {
+			return err
+		}
+		d.Buckets, err = liveBuckets(ctx, ledger, id)
 		return err
 	}, snapshot)
 	if err != nil {
 		return UserDetail{}, fmt.Errorf("admin user %s: %w", id, err)
 	}
 	return d, nil
+}
+
+// liveBuckets are the user's buckets that count in the balance: a bucket past its expiry but not yet
+// written off by the expiry job is left out, as the balance leaves it out.
+func liveBuckets(ctx context.Context, ledger *credits.Service, id uuid.UUID) ([]credits.Bucket, error) {
+	all, err := ledger.Buckets(ctx, id, false)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	live := all[:0]
+	for _, b := range all {
+		if !b.Expired(now) {
+			live = append(live, b)
+		}
+	}
+	return live, nil
 }

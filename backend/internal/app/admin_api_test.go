@@ -65,6 +65,7 @@ var adminEndpoints = []struct{ method, path string }{
 	{http.MethodGet, "/metrics/overview"}, {http.MethodPost, "/broadcasts"}, {http.MethodGet, "/broadcasts"},
 	{http.MethodGet, "/broadcasts/" + unknownID}, {http.MethodPost, "/broadcasts/" + unknownID + "/send"},
 	{http.MethodGet, "/emails/welcome/preview"}, {http.MethodPost, "/broadcasts/preview"},
+	{http.MethodPost, "/users/" + unknownID + "/credits"}, {http.MethodGet, "/users/" + unknownID + "/credit-buckets"},
 }
 
 func TestAdminAPIRequiresASession(t *testing.T) {

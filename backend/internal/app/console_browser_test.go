@@ -329,10 +329,41 @@ func TestConsoleInABrowser(t *testing.T) {
 	require.Contains(t, op.eval(`document.getElementById("usage").textContent`), "Usage this month")
 	op.shot("user")
 
+	// The buckets behind the balance, in burn order: at equal priority and no expiry, promotional first.
+	require.Equal(t, "2", op.eval(`String(document.querySelectorAll("#buckets tbody tr").length)`))
+	require.Contains(t, op.eval(`document.querySelector("#buckets tbody tr").textContent`), "promotional")
+	require.Contains(t, op.eval(`document.querySelector("#buckets tbody tr").textContent`), "25 / 25")
+	require.Equal(t, "2", op.eval(`String(document.querySelectorAll("#bucket-history tbody tr").length)`))
+
+	// A grant through the form, double-clicked: applied once, the balance and the buckets follow. The
+	// 30-day bucket expires soonest, so it burns first.
+	op.do(chromedp.SetValue(chromedp.ID("a-amount"), "50"), chromedp.SetValue(chromedp.ID("a-reason"), "goodwill: the outage"),
+		chromedp.SetValue(chromedp.ID("a-days"), "30"))
+	op.eval(`(() => { const b = document.getElementById("a-submit"); b.click(); b.click(); return "" })()`)
+	op.wait("the grant's result", `(document.getElementById("adjust-result")?.textContent || "").includes("Granted 50 credits") &&
+		document.getElementById("balance").textContent.replace(/\D/g, "") === "1075"`)
+	op.wait("the new bucket first", `document.querySelectorAll("#buckets tbody tr").length === 3 &&
+		document.querySelector("#buckets tbody tr").textContent.includes("operator")`)
+	require.Equal(t, "3", op.eval(`String(document.querySelectorAll("#bucket-history tbody tr").length)`))
+	require.Contains(t, op.eval(`document.querySelector("#ledger tbody tr").textContent`), "goodwill: the outage")
+	var grants int64
+	require.NoError(t, w.db.Gorm.Raw(`SELECT count(*) FROM credit_transactions WHERE starts_with(job_id, 'operator:')`).Scan(&grants).Error)
+	require.Equal(t, int64(1), grants, "the double click granted once")
+	op.wait("the grant in the user's audit trail", `document.getElementById("audit").textContent.includes("credits.granted")`)
+	op.shot("user-credits")
+
+	// Taking back more than the balance is refused, and says so.
+	op.do(chromedp.SetValue(chromedp.ID("a-amount"), "-5000"), chromedp.SetValue(chromedp.ID("a-reason"), "too much"),
+		chromedp.Click(chromedp.ID("a-submit")))
+	op.wait("the refusal", `(document.getElementById("adjust-result")?.textContent || "").includes("insufficient_credits")`)
+	require.Equal(t, "1075", op.eval(`document.getElementById("balance").textContent.replace(/\D/g, "")`))
+
 	op.do(chromedp.Click(chromedp.CSS(`#nav a[data-page="overview"]`)))
 	op.ready("Overview")
 	op.wait("the charts", `document.querySelectorAll("figure.chart svg rect").length > 0`)
 	op.wait("the features nearest their limits", `document.getElementById("nearest-limits") !== null`)
+	require.Contains(t, op.eval(`[...document.querySelectorAll("figure.chart figcaption")].map(c => c.textContent).join("|")`),
+		"Credits expired and rolled over per day")
 	op.shot("overview")
 
 	op.do(chromedp.Evaluate[chromedp.Void](`location.hash = "#/audit?action=admin.webhook_replayed"`))

@@ -71,6 +71,8 @@ type overviewBody struct {
 	Credits []struct {
 		Day                      string
 		Granted, Spent, Refunded int64
+		Expired                  int64
+		RolledOver               int64 `json:"rolled_over"`
 	} `json:"credits"`
 }
 
@@ -104,10 +106,12 @@ func TestMetricsOverview(t *testing.T) {
 	// Webhooks: one processed delivery (its user.created grants 25 signup credits), one unauthorized (not archived).
 	h, body := clerkEvent(t, "msg_ov", "user.created", "user_hook", "hook@example.com", time.Now().UnixMilli())
 	require.Equal(t, http.StatusOK, deliver(e.app.Echo(), webhook.ProviderClerk, h, body).Code)
-	// The ledger: 100 granted, 30 spent, 10 refunded today; an old grant outside the window.
+	// The ledger: 100 granted, 30 spent, 10 refunded, 12 expired of which 8 rolled over today; an old grant
+	// outside the window.
 	exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, expires_at) SELECT id, v.delta, v.kind, v.job,
 		CASE WHEN v.kind = 'deduct' THEN now() + interval '1 hour' END FROM users,
-		(VALUES (100, 'grant', 'g1'), (-30, 'deduct', 'j1'), (10, 'refund', 'j1')) AS v(delta, kind, job)
+		(VALUES (100, 'grant', 'g1'), (-30, 'deduct', 'j1'), (10, 'refund', 'j1'), (-12, 'expire', 'expire:b1'),
+		 (8, 'rollover', 'rollover:s1')) AS v(delta, kind, job)
 		WHERE clerk_user_id = 'user_a'`)
 	exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, created_at) SELECT id, 500, 'grant', 'g-old',
 		now() - interval '40 days' FROM users WHERE clerk_user_id = 'user_a'`)
@@ -162,6 +166,7 @@ func TestMetricsOverview(t *testing.T) {
 
 	require.Len(t, o.Credits, 30)
 	require.Equal(t, [3]int64{125, 30, 10}, [3]int64{o.Credits[last].Granted, o.Credits[last].Spent, o.Credits[last].Refunded})
+	require.Equal(t, [2]int64{12, 8}, [2]int64{o.Credits[last].Expired, o.Credits[last].RolledOver}, "the breakage is 4")
 	for _, c := range o.Credits[:last] {
 		require.Zero(t, c.Granted, "the 40-day-old grant is outside the window")
 	}

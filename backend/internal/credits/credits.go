@@ -89,6 +89,9 @@ var (
 	ErrInvalidExpiry = errors.New("expires_in must be between 1 second and 24 hours")
 	// ErrInvalidGrant means a grant's category, priority or expiry is not one the ledger accepts.
 	ErrInvalidGrant = errors.New("invalid grant")
+	// ErrReasonRequired means an operator's adjustment did not say why: every credit an operator gives or
+	// takes is explained in the ledger and the audit trail.
+	ErrReasonRequired = errors.New("reason is required")
 )
 
 // The orphan window of a deduct: the reconciler refunds it once expires_in has passed without an outcome.

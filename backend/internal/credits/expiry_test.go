@@ -205,7 +205,9 @@ func TestOperatorGrantAndCorrection(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 30, bal)
 	}
-	_, _, _, err := svc.CorrectBy(ctx, op, user, 31, "fix-1", "too much")
+	_, _, _, err := svc.GrantBy(ctx, op, credits.GrantSpec{UserID: user, Amount: 31, Key: "goodwill-1", Reason: "outage"})
+	require.ErrorIs(t, err, credits.ErrJobConflict, "the same key with another amount")
+	_, _, _, err = svc.CorrectBy(ctx, op, user, 31, "fix-1", "too much")
 	require.ErrorIs(t, err, credits.ErrInsufficient)
 	_, bal, created, err := svc.CorrectBy(ctx, op, user, 20, "fix-2", "double grant")
 	require.NoError(t, err)

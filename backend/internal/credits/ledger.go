@@ -182,11 +182,11 @@ func (s *Service) validGrant(g *GrantSpec) error {
 	}
 	switch {
 	case !slices.Contains(Categories, g.Category):
-		return grantError("category must be one of allowance, purchased, promotional")
+		return grantError("category", "category must be one of allowance, purchased, promotional")
 	case g.Priority < MinPriority || g.Priority > MaxPriority:
-		return grantError("priority must be 1-100")
+		return grantError("priority", "priority must be 1-100")
 	case len(g.Source) > MaxJobIDLen:
-		return grantError("source is longer than 128 characters")
+		return grantError("source", "source is longer than 128 characters")
 	}
 	if g.ExpiresAt != nil {
 		t := g.ExpiresAt.UTC().Truncate(time.Microsecond)
@@ -198,13 +198,16 @@ func (s *Service) validGrant(g *GrantSpec) error {
 // Categories are the bucket categories a grant may name.
 var Categories = []string{CategoryAllowance, CategoryPurchased, CategoryPromotional}
 
-// GrantError says what is wrong with a grant; errors.Is(err, ErrInvalidGrant) holds.
-type GrantError struct{ Reason string }
+// GrantError says what is wrong with a grant, and in which field; errors.Is(err, ErrInvalidGrant) holds.
+type GrantError struct{ Field, Reason string }
 
-func grantError(reason string) error { return &GrantError{Reason: reason} }
+func grantError(field, reason string) error { return &GrantError{Field: field, Reason: reason} }
 
 // Error is the reason.
 func (e *GrantError) Error() string { return "invalid grant: " + e.Reason }
+
+// FieldNames names the offending field, for the API's error message.
+func (e *GrantError) FieldNames() []string { return []string{e.Field} }
 
 // Unwrap makes errors.Is see ErrInvalidGrant.
 func (e *GrantError) Unwrap() error { return ErrInvalidGrant }

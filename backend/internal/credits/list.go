@@ -52,13 +52,16 @@ func (s *Service) Recent(ctx context.Context, window time.Duration) ([]KindTotal
 }
 
 // Day is one UTC day of the ledger: credits granted, spent (deducted, charged, charged again), given
-// back (refunds, the reconciler's included) and expired unspent (the breakage), all as positive numbers.
+// back (refunds, the reconciler's included), expired unspent and rolled over, all as positive numbers.
+// Expired counts every write-off, the part a rollover then carries into the next month included, so the
+// day's breakage (credits gone for good) is Expired - RolledOver.
 type Day struct {
-	Day      time.Time
-	Granted  int64
-	Spent    int64
-	Refunded int64
-	Expired  int64
+	Day        time.Time
+	Granted    int64
+	Spent      int64
+	Refunded   int64
+	Expired    int64
+	RolledOver int64
 }
 
 // PerDay totals the ledger since since per UTC day (the admin overview), on (kind, created_at).
@@ -68,10 +71,11 @@ func (s *Service) PerDay(ctx context.Context, since time.Time) ([]Day, error) {
 		coalesce(sum(delta) FILTER (WHERE kind = ?), 0) AS granted,
 		coalesce(-sum(delta) FILTER (WHERE kind IN ?), 0) AS spent,
 		coalesce(sum(delta) FILTER (WHERE kind IN ?), 0) AS refunded,
-		coalesce(-sum(delta) FILTER (WHERE kind = ?), 0) AS expired
+		coalesce(-sum(delta) FILTER (WHERE kind = ?), 0) AS expired,
+		coalesce(sum(delta) FILTER (WHERE kind = ?), 0) AS rolled_over
 		FROM credit_transactions WHERE kind IN ? AND created_at >= ? GROUP BY 1 ORDER BY 1`,
-		KindGrant, spendKinds, refundKinds, KindExpire,
-		append(append([]string{KindGrant, KindExpire}, spendKinds...), refundKinds...), since).Scan(&out).Error
+		KindGrant, spendKinds, refundKinds, KindExpire, KindRollover,
+		append(append([]string{KindGrant, KindExpire, KindRollover}, spendKinds...), refundKinds...), since).Scan(&out).Error
 	if err != nil {
 		return nil, wrap("ledger per day", err)
 	}
@@ -104,7 +108,7 @@ func (b Bucket) Expired(now time.Time) bool {
 }
 
 // Buckets returns the user's buckets in burn order (the first is spent first): those that still hold
-// credits or debt, or with all, every bucket the user ever had (the console's history).
+// credits or debt, or with all, every bucket the user ever had (at most 1000; BucketHistory pages).
 func (s *Service) Buckets(ctx context.Context, userID uuid.UUID, all bool) ([]Bucket, error) {
 	out := []Bucket{}
 	q := `SELECT b.id, b.category, b.priority, b.amount, b.remaining, b.expires_at, b.expired_at, b.source, b.created_at
@@ -117,4 +121,17 @@ func (s *Service) Buckets(ctx context.Context, userID uuid.UUID, all bool) ([]Bu
 		return nil, wrap("credit buckets", err)
 	}
 	return out, nil
+}
+
+// BucketHistory pages through every bucket the user ever had, newest first, with keyset pagination on
+// (created_at, id) like List: the spent and the written-off ones too (ExpiredAt says when a bucket was
+// written off). The user's index bounds the read to their buckets.
+func (s *Service) BucketHistory(ctx context.Context, userID uuid.UUID, limit int, cursor string) (items []Bucket, next string, err error) {
+	q := s.db.WithContext(ctx).Table("credit_buckets").
+		Select("id, category, priority, amount, remaining, expires_at, expired_at, source, created_at").Where("user_id = ?", userID)
+	items, next, err = db.Keyset(q, limit, cursor, func(b Bucket) (time.Time, uuid.UUID) { return b.CreatedAt, b.ID })
+	if err != nil {
+		return nil, "", wrap("credit bucket history", err)
+	}
+	return items, next, nil
 }

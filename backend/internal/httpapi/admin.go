@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
@@ -15,6 +16,8 @@ import (
 
 type adminHandler struct {
 	admin *admin.Service
+	// ledger takes an operator's credit adjustments (admin_credits.go).
+	ledger *credits.Service
 	// emails are ADMIN_EMAILS, folded (email.Fold); ids are ADMIN_CLERK_USER_IDS.
 	emails []string
 	ids    []string

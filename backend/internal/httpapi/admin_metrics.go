@@ -93,6 +93,9 @@ type creditsDayView struct {
 	Granted  int64  `json:"granted"`
 	Spent    int64  `json:"spent"`
 	Refunded int64  `json:"refunded"`
+	// Expired is every write-off of the day; RolledOver what rollovers carried on. Breakage is the difference.
+	Expired    int64 `json:"expired"`
+	RolledOver int64 `json:"rolled_over"`
 }
 
 func toOverviewResponse(o admin.Overview) overviewResponse {
@@ -112,7 +115,8 @@ func toOverviewResponse(o admin.Overview) overviewResponse {
 			return webhookDayView{Day: d.Day.Format(dayFormat), Total: d.Total, ByOutcome: d.Counts}
 		}).Items,
 		Credits: toPage(o.Credits, "", func(d credits.Day) creditsDayView {
-			return creditsDayView{Day: d.Day.Format(dayFormat), Granted: d.Granted, Spent: d.Spent, Refunded: d.Refunded}
+			return creditsDayView{Day: d.Day.Format(dayFormat), Granted: d.Granted, Spent: d.Spent, Refunded: d.Refunded,
+				Expired: d.Expired, RolledOver: d.RolledOver}
 		}).Items,
 	}
 	return out

@@ -106,7 +106,7 @@ func toAdminSubscriptionView(s models.Subscription, items []models.SubscriptionI
 type adminUserDetail struct {
 	User          adminUserView           `json:"user"`
 	Subscriptions []adminSubscriptionView `json:"subscriptions"`
-	Ledger        creditsResponse         `json:"ledger"`
+	Ledger        adminLedgerView         `json:"ledger"`
 }
 
 func toAdminUserDetail(d admin.UserDetail) adminUserDetail {
@@ -114,7 +114,7 @@ func toAdminUserDetail(d admin.UserDetail) adminUserDetail {
 		Subscriptions: toPage(d.Subscriptions, "", func(s models.Subscription) adminSubscriptionView {
 			return toAdminSubscriptionView(s, d.Items[s.ID])
 		}).Items,
-		Ledger: creditsResponse{Balance: d.Balance, Items: toPage(d.Movements, "", toMovementView).Items}}
+		Ledger: toAdminLedgerView(d.Balance, d.Buckets, d.Movements)}
 }
 
 type auditView struct {

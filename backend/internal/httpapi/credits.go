@@ -34,6 +34,9 @@ var creditsErrors = []sentinel{
 	{credits.ErrJobFinished, http.StatusConflict, "job_finished", "the job already finished (its outcome is recorded, or its credits came back)"},
 	{credits.ErrInvalidExpiry, http.StatusUnprocessableEntity, "validation_failed",
 		"expires_in must be a whole number of seconds from 1 to 86400"},
+	{credits.ErrInvalidGrant, http.StatusUnprocessableEntity, "validation_failed",
+		"an operator grants promotional or purchased credits, priority 1-100, expires_in 60 seconds to 10 years; a correction names none of them"},
+	{credits.ErrReasonRequired, http.StatusUnprocessableEntity, "validation_failed", "reason is required"},
 }
 
 type spendRequest struct {

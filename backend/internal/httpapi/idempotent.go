@@ -33,7 +33,7 @@ func idempotent(store *idempotency.Store) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			key := c.Request().Header.Get(HeaderIdempotencyKey)
-			if !validIdempotencyKey(key) {
+			if !validIdempotencyKey(key, idempotency.MaxKeyLen) {
 				return errIdempotencyKeyRequired
 			}
 			// The group's BodyLimit already bounds what this reads.
@@ -79,8 +79,10 @@ func idempotent(store *idempotency.Store) echo.MiddlewareFunc {
 	}
 }
 
-func validIdempotencyKey(k string) bool {
-	if k == "" || len(k) > idempotency.MaxKeyLen {
+// validIdempotencyKey accepts 1 to max visible ASCII characters: what every client can send in a header
+// and every log shows as it is.
+func validIdempotencyKey(k string, max int) bool {
+	if k == "" || len(k) > max {
 		return false
 	}
 	for i := 0; i < len(k); i++ {

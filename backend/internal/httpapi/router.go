@@ -199,7 +199,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	authed.POST("/feedback", fb.submit, middleware.BodyLimit(feedbackMaxBody),
 		limitUsers(newLimiter(time.Hour), func(models.User) int { return feedbackPerHour }))
 
-	ad := &adminHandler{admin: deps.Admin, ids: cfg.AdminClerkUserIDs}
+	ad := &adminHandler{admin: deps.Admin, ledger: deps.Credits, ids: cfg.AdminClerkUserIDs}
 	for _, a := range cfg.AdminEmails {
 		if a = email.Fold(a); a != "" {
 			ad.emails = append(ad.emails, a)
@@ -210,6 +210,8 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.GET("/users", ad.users)
 	admins.GET("/users/:id", ad.user)
 	admins.GET("/users/:id/credits", ad.userCredits)
+	admins.POST("/users/:id/credits", ad.adjustCredits)
+	admins.GET("/users/:id/credit-buckets", ad.userBuckets)
 	admins.GET("/users/:id/deliveries", ad.userDeliveries)
 	admins.GET("/audit", ad.audit)
 	admins.GET("/webhook-events", ad.webhookEvents)

@@ -10,9 +10,9 @@ export class ApiError extends Error {
 }
 
 export function client(getToken) {
-  return async function api(path, { method = "GET", body } = {}) {
+  return async function api(path, { method = "GET", body, headers: extra } = {}) {
     const token = await getToken();
-    const headers = { Accept: "application/json" };
+    const headers = { ...extra, Accept: "application/json" };
     if (token) headers.Authorization = "Bearer " + token;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let res;

@@ -25,7 +25,9 @@ export async function render({ api, settings }) {
       barChart({ title: `Signups per day, last ${o.days} days`, ...signupsPerDay(o), every: 5 }),
       barChart({ title: "MRR by tier", ...mrrByTier(o), stacked: false, note: "Major units of each currency." }),
       barChart({ title: "Live subscriptions by tier", ...subscriptionsByTier(o) }),
-      barChart({ title: `Credits granted and spent per day, last ${o.days} days`, ...creditsPerDay(o), stacked: false, every: 5 })),
+      barChart({ title: `Credits granted and spent per day, last ${o.days} days`, ...creditsPerDay(o), stacked: false, every: 5 }),
+      barChart({ title: `Credits expired and rolled over per day, last ${o.days} days`, ...breakagePerDay(o), stacked: false, every: 5,
+        note: "A rollover writes the month's credits off and carries some on: the breakage, credits gone for good, is expired − rolled over." })),
     h("section", { "aria-labelledby": "near-h", id: "nearest-limits" }, h("h2", { id: "near-h" }, "Nearest their limits this month"),
       table(null, ["User", "Feature", "Used ", "Limit ", "Share "], near.items.map((m) => [
         userLink(m.user_id, m.user_id.slice(0, 8)), m.feature, { num: num(m.used) }, { num: num(m.limit) },
@@ -70,4 +72,11 @@ export function creditsPerDay(o) {
   return { labels: o.credits.map((d) => day(d.day)), series: [
     { name: "granted", cls: "s0", values: o.credits.map((d) => d.granted) },
     { name: "spent", cls: "s4", values: o.credits.map((d) => d.spent) }] };
+}
+
+/** The overview's ledger days → expired and rolled over side by side. */
+export function breakagePerDay(o) {
+  return { labels: o.credits.map((d) => day(d.day)), series: [
+    { name: "expired", cls: "s1", values: o.credits.map((d) => d.expired) },
+    { name: "rolled over", cls: "s3", values: o.credits.map((d) => d.rolled_over) }] };
 }
