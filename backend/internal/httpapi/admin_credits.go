@@ -37,9 +37,6 @@ func (h *adminHandler) userBuckets(c echo.Context) error {
 	return userPage(c, h.admin.UserBuckets, toAdminBucketView)
 }
 
-// IdempotencyKeyHeader carries an operator adjustment's idempotency key.
-const IdempotencyKeyHeader = "Idempotency-Key"
-
 // maxIdempotencyKeyLen bounds the header; with credits.OperatorKeyPrefix it fits the ledger's key column.
 const maxIdempotencyKeyLen = 100
 
@@ -71,7 +68,7 @@ func (h *adminHandler) adjustCredits(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	key := c.Request().Header.Get(IdempotencyKeyHeader)
+	key := c.Request().Header.Get(HeaderIdempotencyKey)
 	if !validIdempotencyKey(key, maxIdempotencyKeyLen) {
 		return errIdempotencyKey
 	}

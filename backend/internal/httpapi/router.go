@@ -123,9 +123,10 @@ func New(cfg Config, deps Deps) *echo.Echo {
 		// Deny by default: with no CORS_ORIGINS no Access-Control-Allow-Origin is ever sent (Echo's CORS
 		// middleware would otherwise default to "*").
 		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
-			AllowOrigins: cfg.CORSOrigins,
-			AllowHeaders: []string{echo.HeaderAuthorization, echo.HeaderContentType},
-			MaxAge:       600,
+			AllowOrigins:  cfg.CORSOrigins,
+			AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType, HeaderIdempotencyKey},
+			ExposeHeaders: []string{HeaderIdempotentReplayed},
+			MaxAge:        600,
 		}))
 	}
 
