@@ -47,7 +47,7 @@ func (s *Service) Export(ctx context.Context, a audit.Actor) (Export, error) {
 // readExport asks each table's owner for the caller's rows, filtered by the caller's own id in SQL: nothing
 // of another user can reach it.
 func (s *Service) readExport(ctx context.Context, tx *gorm.DB, a audit.Actor) (Export, error) {
-	out := Export{ExportedAt: time.Now().UTC()}
+	out := Export{ExportedAt: s.now().UTC()}
 	var users []models.User
 	if err := tx.Where("id = ?", a.UserID).Limit(1).Find(&users).Error; err != nil {
 		return out, err

@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
@@ -140,7 +141,8 @@ type Config struct {
 	// DefaultExpiresIn is the orphan window of a spend that names none (CREDITS_ORPHAN_AFTER);
 	// 0 means DefaultExpiresIn.
 	DefaultExpiresIn time.Duration
-	// Now is the clock every movement is stamped with and every expiry is decided by (nil: time.Now).
+	// Now is the clock every movement is stamped with and every expiry is decided by (app's; the system
+	// clock when nil).
 	Now func() time.Time
 }
 
@@ -157,9 +159,7 @@ func New(db *gorm.DB, cfg Config) *Service {
 	if cfg.DefaultExpiresIn == 0 {
 		cfg.DefaultExpiresIn = DefaultExpiresIn
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Now = clock.Or(cfg.Now)
 	return &Service{db: db, cfg: cfg}
 }
 
