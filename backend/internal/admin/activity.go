@@ -27,7 +27,7 @@ func (s *Service) UserLedger(ctx context.Context, userID uuid.UUID, p Page) ([]c
 			return err
 		}
 		var err error
-		items, next, err = credits.New(tx, credits.Config{}).List(ctx, userID, p.Limit, p.Cursor)
+		items, next, err = s.ledger.WithTx(tx).List(ctx, userID, p.Limit, p.Cursor)
 		return err
 	}, snapshot)
 	if err != nil {

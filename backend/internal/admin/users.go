@@ -63,7 +63,7 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (UserDetail, error) {
 		if d.Items, err = billing.SubscriptionItemsTx(ctx, tx, ids); err != nil {
 			return err
 		}
-		ledger := credits.New(tx, credits.Config{})
+		ledger := s.ledger.WithTx(tx)
 		if d.Movements, _, err = ledger.List(ctx, id, LedgerSize, ""); err != nil {
 			return err
 		}

@@ -239,7 +239,7 @@ func (a *App) wire() error {
 		Accounts:   a.accounts,
 		Billing:    a.billing,
 		Credits:    a.ledger,
-		Admin:      admin.New(a.db, a.pipeline, a.billing),
+		Admin:      admin.New(a.db, a.pipeline, a.billing, a.ledger),
 		Broadcasts: a.broadcasts,
 		Feedback:   feedback.New(a.db),
 		Console:    pages,

@@ -46,9 +46,16 @@ var measurements = map[string]string{
 	"catchup/catchup.go:New": "Paddle's and Clerk's logs are in real time",
 }
 
+// clockTakers are the constructors that take the clock (a Now in their Config or Deps) and fall back to
+// the system clock without one: only app builds them, with its clock. A package that built its own would
+// decide on the machine's time (the admin view once computed balances that way).
+var clockTakers = []string{"credits.New", "billing.New", "account.New", "webhook.New", "session.New", "catchup.New",
+	"httpapi.New", "jobs.NewTaskWorker"}
+
 // TestDomainCodeReadsTheClock holds every package under backend/internal to the clock: a decision that
 // read time.Now directly would ignore a test's fixed time and development's moved clock. It parses the
-// Go files (not tests) and reports each time.Now, time.Since and time.Until outside the lists above.
+// Go files (not tests) and reports each time.Now, time.Since and time.Until outside the lists above, and
+// each call of a clockTakers constructor outside app.
 func TestDomainCodeReadsTheClock(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join("..")
@@ -62,6 +69,10 @@ func TestDomainCodeReadsTheClock(t *testing.T) {
 		pkg := filepath.ToSlash(filepath.Dir(rel))
 		if _, ok := unguarded[pkg]; ok {
 			return nil
+		}
+		for _, call := range constructorCalls(t, path) {
+			t.Errorf("%s:%d: %s builds %s, which falls back to the system clock: take the one app built (its "+
+				"*credits.Service, say) instead", rel, call.line, call.fn, call.name)
 		}
 		for _, use := range machineTimeUses(t, path) {
 			key := rel + ":" + use.fn
@@ -122,6 +133,35 @@ func machineTimeUses(t *testing.T, path string) []use {
 			}
 			if id, ok := sel.X.(*ast.Ident); ok && id.Name == timeName && slices.Contains([]string{"Now", "Since", "Until"}, sel.Sel.Name) {
 				out = append(out, use{fn: fn, name: sel.Sel.Name, line: fset.Position(sel.Pos()).Line})
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// constructorCalls lists calls of clockTakers in a file.
+func constructorCalls(t *testing.T, path string) []use {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	var out []use
+	for _, decl := range f.Decls {
+		fn := "(package level)"
+		if fd, ok := decl.(*ast.FuncDecl); ok {
+			fn = fd.Name.Name
+		}
+		ast.Inspect(decl, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && slices.Contains(clockTakers, id.Name+"."+sel.Sel.Name) {
+					out = append(out, use{fn: fn, name: id.Name + "." + sel.Sel.Name, line: fset.Position(call.Pos()).Line})
+				}
 			}
 			return true
 		})
