@@ -130,3 +130,20 @@ func TestCancelingTheNewerOfTwoSubscriptionsLeavesTheOlderOnesTier(t *testing.T)
 		require.Equal(t, "pro", f.state(t).UserTier, "keep period %v", keepPeriod)
 	}
 }
+
+// The checkout's transaction.completed, subscription.created and .activated arrive in any order. When the
+// transaction comes first (no row yet) and .activated is applied before created, the stale created is what
+// names the paying transaction: a full refund of the checkout must still revoke (found by the
+// refund-variants scenario under `fabrica simulate --chaos`).
+func TestARefundOfTheCheckoutRevokesWhateverOrderItsEventsCameIn(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.mustDeliver(t, transaction("evt_t1", "txn_1", "web", "1500", p1Start, p1End))
+	created := f.created(t0, "evt_c1")
+	activated := created
+	activated.eventID, activated.eventType, activated.occurred, activated.txn = "evt_a1", "subscription.activated", t0.Add(time.Millisecond), ""
+	f.mustDeliver(t, activated.payload())
+	f.mustDeliver(t, created.payload())
+	f.mustDeliver(t, adjustment("evt_refund", "txn_1", "approved", "full"))
+	require.Equal(t, "free", f.state(t).UserTier)
+}

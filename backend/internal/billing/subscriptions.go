@@ -134,6 +134,11 @@ func (s *Service) sync(ctx context.Context, tx *gorm.DB, ev webhook.Event) (sync
 	if rowID, r.applied, err = upsertSubscription(ctx, tx, r); err != nil {
 		return r, err
 	}
+	if !r.applied && r.sub.TransactionID != "" {
+		if err := keepCheckoutTransaction(ctx, tx, r.sub.ID, r.sub.TransactionID); err != nil {
+			return r, err
+		}
+	}
 	if r.applied {
 		if err := replaceItems(ctx, tx, rowID, itemRows(rowID, r.sub.Items, r.plan.index, r.sub.CurrencyCode)); err != nil {
 			return r, err
@@ -201,6 +206,20 @@ func upsertSubscription(ctx context.Context, tx *gorm.DB, r synced) (uuid.UUID, 
 		return uuid.Nil, false, nil
 	}
 	return ids[0], true, nil
+}
+
+// keepCheckoutTransaction records the transaction a stale subscription.created names (the checkout's) as
+// the one that paid the period, when none is recorded yet. Paddle sends the checkout's
+// transaction.completed, subscription.created and .activated at once, in any order: when the transaction
+// came before any row existed (it then relies on created to carry its id) and .activated was applied
+// before created, the stale created is the only place left that says which transaction paid, and a full
+// refund of it must still revoke (found by `fabrica simulate --chaos`: the refund changed nothing).
+func keepCheckoutTransaction(ctx context.Context, tx *gorm.DB, subID, txnID string) error {
+	if err := tx.WithContext(ctx).Exec(`UPDATE subscriptions SET last_transaction_id = ?, updated_at = now()
+		WHERE paddle_subscription_id = ? AND last_transaction_id IS NULL`, txnID, subID).Error; err != nil {
+		return fmt.Errorf("record the checkout's transaction: %w", err)
+	}
+	return nil
 }
 
 // rawOrNil is a JSON value for a jsonb column, NULL for an absent or null one.
