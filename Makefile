@@ -99,6 +99,10 @@ chaos: build ## chaos suite: kill -9, SIGTERM and a Postgres restart under load,
 	  $(GO) build -o bin/chaos ./backend/cmd/chaos && \
 	  PG_BINDIR=$$pg_bindir bin/chaos -fabrica $(BIN)
 
+.PHONY: simulate
+simulate: build ## the scenario library (scenarios/) on its own dev server and fresh database: orderly, then chaos with 3 seeds, then fabrica verify (~2.5 min; docs/simulate.md)
+	scripts/simulate.sh
+
 .PHONY: clean
 clean: ## remove build output (not the dev database: see db-stop)
 	rm -rf bin

@@ -55,6 +55,7 @@ func commands() []command {
 		{"dev", "token [--user ID] [--email E] [--admin] [--ttl 1h]: a development session token (no Clerk account); " +
 			"clock [set TIME | advance 31d | reset]: development's time travel", cmdDev},
 		{"trigger", "PROVIDER EVENT [--user --email --tier --subscription --event-id --times --concurrency --url]: send a signed sample event (development only)", cmdTrigger},
+		{"simulate", "FILE|NAME|all [--chaos] [--seed N] [--url URL]: play billing scenarios in simulated time against a development server", cmdSimulate},
 		{"seed", "[--url URL]: demo users, subscriptions, credit spends and one failed delivery (development only)", cmdSeed},
 		{"sync", "paddle [--since 72h] | clerk-users: pull what the webhooks missed through the same pipeline", cmdSync},
 		{"version", "print the build version", cmdVersion},
