@@ -114,6 +114,10 @@ rename: ## make the project yours: make rename MODULE=github.com/acme/app NAME=A
 rename-check: ## rename a scratch clone to example.com/acme/app (Acme), check nothing of the old names is left, run its tests
 	scripts/rename-check.sh
 
+.PHONY: simulate
+simulate: build ## the scenario library (scenarios/) on its own dev server and fresh database: orderly, then chaos with 3 seeds, then fabrica verify (~2.5 min; docs/simulate.md)
+	scripts/simulate.sh
+
 .PHONY: clean
 clean: ## remove build output (not the dev database: see db-stop)
 	rm -rf bin

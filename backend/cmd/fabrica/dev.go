@@ -39,19 +39,30 @@ func serverURL(flagURL string, cfg config.Config) string {
 	return "http://localhost:" + strconv.Itoa(cfg.Port)
 }
 
-// cmdDev is `fabrica dev token [--user ID] [--email EMAIL] [--admin] [--ttl 1h]`: a session token signed
-// by the local dev key, alone on stdout, so TOKEN=$(fabrica dev token) works.
-func cmdDev(_ context.Context, env *environment, args []string) error {
-	if len(args) == 0 || args[0] != "token" {
-		return errors.New("dev: want `dev token [--user ID] [--email EMAIL] [--admin] [--ttl 1h]`")
+// cmdDev is `fabrica dev token ...` or `fabrica dev clock ...` (devclock.go).
+func cmdDev(ctx context.Context, env *environment, args []string) error {
+	switch {
+	case len(args) > 0 && args[0] == "token":
+		return cmdDevToken(ctx, env, args[1:])
+	case len(args) > 0 && args[0] == "clock":
+		return cmdDevClock(ctx, env, args[1:])
 	}
+	return errors.New("dev: want `dev token [--user ID] [--email EMAIL] [--admin] [--ttl 1h] [--url URL]` or " +
+		"`dev clock [set 2027-03-01T00:00:00Z | advance 31d | reset] [--url URL]`")
+}
+
+// cmdDevToken is `fabrica dev token [--user ID] [--email EMAIL] [--admin] [--ttl 1h] [--url URL]`: a session
+// token signed by the local dev key, alone on stdout, so TOKEN=$(fabrica dev token) works. It is issued at
+// the local server's time when one answers (a moved clock would otherwise refuse it), else the machine's.
+func cmdDevToken(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("dev token", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	user := fs.String("user", "", "Clerk user id (default "+devauth.DefaultUserID+", or "+devauth.DefaultAdminUserID+" with --admin)")
 	mail := fs.String("email", "", "the session's verified email (default dev@fabrica.test, or the first ADMIN_EMAILS with --admin)")
 	admin := fs.Bool("admin", false, "sign in as an admin (an address of ADMIN_EMAILS)")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime of the token")
-	if err := fs.Parse(args[1:]); err != nil {
+	url := fs.String("url", "", "the server whose clock the token follows (default http://localhost:$PORT)")
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg, err := devToolConfig(env, "dev token", "a dev token is refused anywhere else")
@@ -78,12 +89,22 @@ func cmdDev(_ context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	tok, err := devauth.Token(key, c, time.Now())
+	tok, err := devauth.Token(key, c, devNow(ctx, serverURL(*url, cfg))())
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintln(env.stdout, tok)
 	return err
+}
+
+// devNow is the development server's clock (docs/simulate.md: it may be moved), or the machine's when the
+// server does not tell it (not running yet: the token or event is for later).
+func devNow(ctx context.Context, baseURL string) func() time.Time {
+	now, err := trigger.ServerClock(ctx, &http.Client{}, baseURL)
+	if err != nil {
+		return time.Now
+	}
+	return now
 }
 
 // cmdTrigger is `fabrica trigger PROVIDER EVENT [flags]`: a realistic signed sample event, posted to a
@@ -118,6 +139,7 @@ func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	b.Now = devNow(ctx, serverURL(*url, cfg))
 	d, err := b.Build(spec)
 	if err != nil {
 		return err

@@ -59,8 +59,10 @@ func TestSeedIsDevelopmentOnly(t *testing.T) {
 func TestTriggerRefusesToForgeWebhooksOutsideDevelopment(t *testing.T) {
 	t.Parallel()
 	var received atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		received.Add(1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost { // a delivery; the GET is trigger asking the server's clock
+			received.Add(1)
+		}
 		w.WriteHeader(http.StatusOK)
 	}))
 	defer srv.Close()
@@ -93,4 +95,35 @@ func TestTriggerRefusesToForgeWebhooksOutsideDevelopment(t *testing.T) {
 	_, _, err := runWith(t, env, "trigger", "clerk", "user.created", "--url", srv.URL)
 	require.NoError(t, err, "development still sends")
 	require.EqualValues(t, 1, received.Load())
+}
+
+// fabrica dev clock shows the development server's clock, and a move posts to it as the dev admin, with
+// a token issued at the server's (moved) time; outside development it refuses before it asks anything.
+func TestDevClockFollowsTheServer(t *testing.T) {
+	t.Parallel()
+	var moved atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost {
+			moved.Store(r.Header.Get("Authorization") != "")
+			_, _ = w.Write([]byte(`{"now":"2030-03-01T00:00:00Z","moved":true,"offset_seconds":1e8,` +
+				`"tasks":[{"name":"monthly-grants","report":{"grants":2,"credits":2000}}]}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"now":"2030-03-01T00:00:00Z","moved":true,"offset_seconds":1e8}`))
+	}))
+	defer srv.Close()
+	env := map[string]string{"APP_ENV": "development", "DEV_SESSION_KEY_FILE": filepath.Join(t.TempDir(), "key.pem")}
+	out, _, err := runWith(t, env, "dev", "clock", "--url", srv.URL)
+	require.NoError(t, err)
+	require.Contains(t, out, "moved +1157d")
+	out, _, err = runWith(t, env, "dev", "clock", "set", "2030-03-01T00:00:00Z", "--url", srv.URL)
+	require.NoError(t, err)
+	require.Contains(t, out, "2030-03-01T00:00:00Z")
+	require.Contains(t, out, "ran monthly-grants: credits=2000 grants=2")
+	require.Equal(t, true, moved.Load())
+
+	env["APP_ENV"] = "staging"
+	_, _, err = runWith(t, env, "dev", "clock", "reset", "--url", srv.URL)
+	require.ErrorContains(t, err, "only in development")
 }

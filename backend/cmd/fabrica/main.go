@@ -52,8 +52,10 @@ func commands() []command {
 		{"jobs", "list | run NAME: run a scheduled task now", cmdJobs},
 		{"purge-archive", "[--older-than 2160h]: delete old webhook archive rows (never the dedup claims)", cmdPurgeArchive},
 		{"replay", "WEBHOOK_EVENT_ID: re-run an archived delivery through the idempotent pipeline", cmdReplay},
-		{"dev", "token [--user ID] [--email E] [--admin] [--ttl 1h]: a development session token (no Clerk account)", cmdDev},
+		{"dev", "token [--user ID] [--email E] [--admin] [--ttl 1h]: a development session token (no Clerk account); " +
+			"clock [set TIME | advance 31d | reset]: development's time travel", cmdDev},
 		{"trigger", "PROVIDER EVENT [--user --email --tier --subscription --event-id --times --concurrency --url]: send a signed sample event; usage FEATURE --user ID [--quantity --key --distinct --times --concurrency --url]: usage events", cmdTrigger},
+		{"simulate", "FILE|NAME|all [--chaos] [--seed N] [--url URL]: play billing scenarios in simulated time against a development server", cmdSimulate},
 		{"seed", "[--url URL]: demo users, subscriptions, credit spends and one failed delivery (development only)", cmdSeed},
 		{"sync", "paddle [--since 72h] | clerk-users: pull what the webhooks missed through the same pipeline", cmdSync},
 		{"version", "print the build version", cmdVersion},

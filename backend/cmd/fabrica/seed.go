@@ -38,13 +38,16 @@ func cmdSeed(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	base := serverURL(*url, cfg)
+	now := devNow(ctx, base)
+	events.Now = now
 	session := func(clerkID, email string) (string, error) {
-		return devauth.Token(key, devauth.Claims{UserID: clerkID, Email: email, TTL: 10 * time.Minute}, time.Now())
+		return devauth.Token(key, devauth.Claims{UserID: clerkID, Email: email, TTL: 10 * time.Minute}, now())
 	}
 	admin, err := session(devauth.DefaultAdminUserID, cfg.AdminEmails[0])
 	if err != nil {
 		return err
 	}
-	return seed.Run(ctx, seed.Config{URL: serverURL(*url, cfg), Client: &http.Client{}, Events: events, Session: session, Admin: admin,
-		WorkerKey: cfg.WorkerAPIKeys[0], Out: env.stdout})
+	return seed.Run(ctx, seed.Config{URL: base, Client: &http.Client{}, Events: events, Session: session, Admin: admin,
+		WorkerKey: cfg.WorkerAPIKeys[0], Out: env.stdout, Now: now})
 }

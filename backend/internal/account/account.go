@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
@@ -58,6 +59,8 @@ type Deps struct {
 	// lists SignupGrant and WelcomeEmail, then any hook of its own.
 	SignupHooks []SignupHook
 	Log         *slog.Logger
+	// Now is the clock (app's; the system clock when nil): deletion and its grace, restores, exports.
+	Now func() time.Time
 }
 
 // Service applies account policy.
@@ -71,6 +74,7 @@ type Service struct {
 	unsub   cipher.AEAD
 	cfg     Config
 	log     *slog.Logger
+	now     func() time.Time
 }
 
 // New builds the account service.
@@ -79,7 +83,7 @@ func New(d Deps, cfg Config) *Service {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, erased: d.Erasures,
-		hooks: d.SignupHooks, unsub: newUnsubscribeAEAD(cfg.UnsubscribeSecret), cfg: cfg, log: d.Log}
+		hooks: d.SignupHooks, unsub: newUnsubscribeAEAD(cfg.UnsubscribeSecret), cfg: cfg, log: d.Log, now: clock.Or(d.Now)}
 }
 
 // Audit actions this package writes besides the Clerk event names.

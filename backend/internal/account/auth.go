@@ -30,11 +30,11 @@ type Identity struct {
 // SeenEvery: the common request finds a fresh last_seen_at on the row it already loaded and writes nothing.
 func (s *Service) Authenticate(ctx context.Context, id Identity) (models.User, error) {
 	u, err := s.EnsureUser(ctx, id.ClerkUserID, id.Email, id.EmailVerified)
-	if errors.Is(err, ErrDeleted) && s.mayRestore(u, id, time.Now()) {
+	if errors.Is(err, ErrDeleted) && s.mayRestore(u, id, s.now()) {
 		u, err = s.restore(ctx, u)
 	}
 	if err == nil {
-		s.touchLastSeen(ctx, &u, time.Now())
+		s.touchLastSeen(ctx, &u, s.now())
 	}
 	return u, err
 }
@@ -45,8 +45,9 @@ const SeenEvery = time.Hour
 
 // touchLastSeen writes last_seen_at when the loaded row's value is older than SeenEvery. The condition is
 // repeated in SQL against the database clock, so concurrent requests of one user write once, and a skew
-// between this process's clock and the database's costs at most a statement that matches nothing. It is
-// bookkeeping, not the request's purpose: a failure is logged and the request goes on.
+// between the clock and the database's (development's moved clock included) costs at most a statement that
+// matches nothing. last_seen_at is activity bookkeeping, stamped by the database like the other activity
+// figures it is compared with. It is not the request's purpose: a failure is logged and the request goes on.
 func (s *Service) touchLastSeen(ctx context.Context, u *models.User, now time.Time) {
 	if u.LastSeenAt != nil && now.Sub(*u.LastSeenAt) < SeenEvery {
 		return

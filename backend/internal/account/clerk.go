@@ -160,10 +160,11 @@ func (s *Service) onUserDeleted(ctx context.Context, tx *gorm.DB, ev webhook.Eve
 	}
 	var ids []uuid.UUID
 	erased, err := s.erased.guardTx(ctx, tx, d.ID, func() error {
-		return tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, deleted_at) VALUES (?, now())
-			ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE SET deleted_at = now(), updated_at = now()
+		// deleted_at starts the grace period, a decision: the clock's time, not the database's.
+		return tx.WithContext(ctx).Raw(`INSERT INTO users (clerk_user_id, deleted_at) VALUES (?, ?)
+			ON CONFLICT ON CONSTRAINT uq_users_clerk_user_id DO UPDATE SET deleted_at = EXCLUDED.deleted_at, updated_at = now()
 			WHERE users.deleted_at IS NULL
-			RETURNING id`, d.ID).Scan(&ids).Error
+			RETURNING id`, d.ID, s.now()).Scan(&ids).Error
 	})
 	if err != nil {
 		return fmt.Errorf("delete user: %w", err)

@@ -72,7 +72,7 @@ func (s *Service) writeExport(ctx context.Context, tx *gorm.DB, a audit.Actor, w
 		return n, err
 	}
 	n.Subscriptions = len(subs)
-	if err := w.Start(time.Now().UTC(), users[0], subs); err != nil {
+	if err := w.Start(s.now().UTC(), users[0], subs); err != nil {
 		return n, err
 	}
 	err = s.credits.WithTx(tx).EachMovement(ctx, a.UserID, ExportPageSize, func(p []credits.Movement) error {

@@ -38,9 +38,9 @@ func (s *Service) Delete(ctx context.Context, a audit.Actor) (Deletion, error) {
 	var at []time.Time
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		// deleted_at IS NULL: of two concurrent deletes one wins; the other sees ErrDeleted, like any
-		// request after the first.
-		err := tx.Raw(`UPDATE users SET deleted_at = now(), updated_at = now()
-			WHERE id = ? AND deleted_at IS NULL RETURNING deleted_at`, a.UserID).Scan(&at).Error
+		// request after the first. deleted_at starts the grace period: the clock's time.
+		err := tx.Raw(`UPDATE users SET deleted_at = ?, updated_at = now()
+			WHERE id = ? AND deleted_at IS NULL RETURNING deleted_at`, s.now().UTC().Truncate(time.Microsecond), a.UserID).Scan(&at).Error
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func (s *Service) HardDeleteExpired(ctx context.Context, now time.Time, limit in
 				subjects = append(subjects, *v.PaddleCustomerID)
 			}
 		}
-		if _, err := webhook.RedactTx(ctx, tx, subjects); err != nil {
+		if _, err := webhook.RedactTx(ctx, tx, subjects, s.now()); err != nil {
 			return err
 		}
 		return tx.Exec(`DELETE FROM users WHERE id IN ?`, ids).Error

@@ -27,7 +27,7 @@ func (s *Service) UserLedger(ctx context.Context, userID uuid.UUID, p Page) ([]c
 			return err
 		}
 		var err error
-		items, next, err = credits.New(tx, credits.Config{}).List(ctx, userID, p.Limit, p.Cursor)
+		items, next, err = s.ledger.WithTx(tx).List(ctx, userID, p.Limit, p.Cursor)
 		return err
 	}, snapshot)
 	if err != nil {
@@ -46,7 +46,7 @@ func (s *Service) UserBuckets(ctx context.Context, userID uuid.UUID, p Page) ([]
 			return err
 		}
 		var err error
-		items, next, err = credits.New(tx, credits.Config{}).BucketHistory(ctx, userID, p.Limit, p.Cursor)
+		items, next, err = s.ledger.WithTx(tx).BucketHistory(ctx, userID, p.Limit, p.Cursor)
 		return err
 	}, snapshot)
 	if err != nil {

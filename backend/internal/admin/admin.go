@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
@@ -42,12 +43,14 @@ type Service struct {
 	db       *gorm.DB
 	replayer Replayer
 	revenue  RevenueSource
+	ledger   *credits.Service
 }
 
 // New builds the admin service; replayer may be nil, and Replay then fails with ErrNoReplayer; revenue
-// may be nil, and the overview then reports no revenue.
-func New(db *gorm.DB, replayer Replayer, revenue RevenueSource) *Service {
-	return &Service{db: db, replayer: replayer, revenue: revenue}
+// may be nil, and the overview then reports no revenue. ledger is the app's: its clock decides what has
+// expired in a balance.
+func New(db *gorm.DB, replayer Replayer, revenue RevenueSource, ledger *credits.Service) *Service {
+	return &Service{db: db, replayer: replayer, revenue: revenue, ledger: ledger}
 }
 
 // UnauthorizedEvery is how often a refused admin request of one user is audited at most.

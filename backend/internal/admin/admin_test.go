@@ -18,6 +18,7 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
@@ -55,7 +56,7 @@ func setup(t *testing.T) *fixture {
 			return tx.Exec(`INSERT INTO audit_logs (actor, action, resource_id) VALUES ('test', 'effect', ?)`, ev.ID).Error
 		}},
 	})
-	f.svc = admin.New(d.Gorm, f.pipeline, nil)
+	f.svc = admin.New(d.Gorm, f.pipeline, nil, credits.New(d.Gorm, credits.Config{}))
 	return f
 }
 
@@ -127,7 +128,7 @@ func TestReplayRefusalsAreNotAudited(t *testing.T) {
 	require.ErrorIs(t, err, webhook.ErrNotReplayable)
 	_, err = f.svc.Replay(context.Background(), boss, uuid.New())
 	require.ErrorIs(t, err, db.ErrNotFound)
-	_, err = admin.New(f.db, nil, nil).Replay(context.Background(), boss, id)
+	_, err = admin.New(f.db, nil, nil, credits.New(f.db, credits.Config{})).Replay(context.Background(), boss, id)
 	require.ErrorIs(t, err, admin.ErrNoReplayer)
 	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM audit_logs WHERE action = ?`, admin.ActionWebhookReplayed))
 }

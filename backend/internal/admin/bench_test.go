@@ -78,7 +78,7 @@ func BenchmarkOverview100kUsers(b *testing.B) {
 	bill := billing.New(billing.Deps{DB: d.Gorm, Tiers: tiers, Ledger: credits.New(d.Gorm, credits.Config{}), Jobs: &jobstest.Mailer{},
 		Signer: billing.NewCheckoutSigner("bench-checkout-secret-0123456789abcdef"), Erasures: account.NewErasures("bench-erasure-key-0123456789abcdef"),
 		Log: log}, billing.Config{})
-	svc := admin.New(d.Gorm, nil, bill)
+	svc := admin.New(d.Gorm, nil, bill, credits.New(d.Gorm, credits.Config{}))
 	ctx := context.Background()
 	o, err := svc.Overview(ctx)
 	if err != nil {

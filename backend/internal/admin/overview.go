@@ -115,7 +115,7 @@ func (s *Service) readOverview(ctx context.Context, tx *gorm.DB, o *Overview) er
 		return err
 	}
 	o.Webhooks = countsDays(o.Since, deliveries, func(d webhook.OutcomeDay) (time.Time, string, int64) { return d.Day, d.Status, d.Count })
-	ledger, err := credits.New(tx, credits.Config{}).PerDay(ctx, o.Since)
+	ledger, err := s.ledger.WithTx(tx).PerDay(ctx, o.Since)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -67,7 +66,7 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (UserDetail, error) {
 		if d.Items, err = billing.SubscriptionItemsTx(ctx, tx, ids); err != nil {
 			return err
 		}
-		ledger := credits.New(tx, credits.Config{})
+		ledger := s.ledger.WithTx(tx)
 		if d.Movements, _, err = ledger.List(ctx, id, LedgerSize, ""); err != nil {
 			return err
 		}
@@ -90,7 +89,7 @@ func liveBuckets(ctx context.Context, ledger *credits.Service, id uuid.UUID) ([]
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	now := ledger.Now()
 	live := all[:0]
 	for _, b := range all {
 		if !b.Expired(now) {

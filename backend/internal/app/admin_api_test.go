@@ -314,7 +314,7 @@ func TestAdminReplaysAFailedDeliveryOnce(t *testing.T) {
 
 	replay := adminAPI + "/webhook-events/" + failed[0] + "/replay"
 	rec = e.call(t, http.MethodPost, replay, boss, "")
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String()+" (needs app.go: admin.New(a.db, a.pipeline, a.billing))")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String()+" (needs app.go: admin.New(a.db, a.pipeline, a.billing, a.ledger))")
 	require.JSONEq(t, `{"event_id":"evt_updated","status":"processed","replay_of":"`+failed[0]+`"}`, rec.Body.String())
 	rec = e.call(t, http.MethodPost, replay, boss, "")
 	require.Equal(t, http.StatusOK, rec.Code)

@@ -23,6 +23,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/billing/paddleapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/broadcast"
 	"github.com/fabrica-saas/fabrica/backend/internal/catchup"
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/console"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
@@ -57,14 +58,21 @@ type Options struct {
 	// UsageHooks run once per usage notification (80 %, 100 % of a limit, a low balance), in the
 	// transaction that delivers it (docs/usage.md, *Thresholds*).
 	UsageHooks []usage.Hook
+	// Clock replaces the clock every decision reads (default: the machine's, or in development the
+	// movable development clock): tests fix the time with it.
+	Clock clock.Clock
 }
 
 // App is a fully wired service.
 type App struct {
-	opts      Options
-	cfg       config.Config
-	log       *slog.Logger
-	db        *gorm.DB
+	opts Options
+	cfg  config.Config
+	log  *slog.Logger
+	db   *gorm.DB
+	// clock is the one time source of every decision (clock package); devClock is the same clock when it
+	// is development's movable one, else nil.
+	clock     clock.Clock
+	devClock  *clock.Dev
 	migrator  *db.Migrator
 	echo      *echo.Echo
 	pipeline  *webhook.Pipeline
@@ -127,6 +135,7 @@ func (a *App) wire() error {
 	if a.migrator, err = db.NewMigrator(sqlDB, a.log); err != nil {
 		return err
 	}
+	a.clock = a.newClock(sqlDB)
 	if a.probe, err = db.OpenProbe(dbConfig(cfg)); err != nil {
 		return err
 	}
@@ -156,7 +165,7 @@ func (a *App) wire() error {
 		return err
 	}
 
-	a.ledger = credits.New(a.db, credits.Config{DefaultExpiresIn: cfg.CreditsOrphanAfter})
+	a.ledger = credits.New(a.db, credits.Config{DefaultExpiresIn: cfg.CreditsOrphanAfter, Now: a.clock.Now})
 	a.metrics = metrics.New(sqlDB, a.ledger, a.log)
 	sessions, err := a.sessions()
 	if err != nil {
@@ -165,7 +174,8 @@ func (a *App) wire() error {
 	// One tombstone keeper for both creators of users, so they hash with the same key by construction.
 	erasures := account.NewErasures(cfg.ErasureTombstoneKey)
 	a.billing = billing.New(billing.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue,
-		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Erasures: erasures, Log: a.log},
+		Signer: billing.NewCheckoutSigner(cfg.CheckoutSigningSecret), API: a.paddle, Erasures: erasures, Log: a.log,
+		Now: a.clock.Now},
 		billing.Config{AppName: cfg.AppName, AlertEmails: cfg.AdminEmails, ManageURL: cfg.PublicBaseURL})
 	if a.blocklist, err = disposable.New(a.db, disposable.Config{URL: cfg.DisposableDomainsURL}, a.log); err != nil {
 		return err
@@ -176,27 +186,27 @@ func (a *App) wire() error {
 		account.WelcomeEmail(queue, cfg.AppName, cfg.PublicBaseURL),
 	}, a.opts.SignupHooks...)
 	a.accounts = account.New(account.Deps{DB: a.db, Ledger: a.ledger, Jobs: queue, Billing: a.billing,
-		Erasures: erasures, SignupHooks: hooks, Log: a.log},
+		Erasures: erasures, SignupHooks: hooks, Log: a.log, Now: a.clock.Now},
 		account.Config{
 			AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
 			DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
 			PublicBaseURL: cfg.PublicBaseURL,
 		})
-	if a.pipeline, err = newPipeline(cfg, webhook.Deps{DB: a.db, Log: a.log, Observer: a.metrics}, a.accounts, a.billing); err != nil {
+	if a.pipeline, err = newPipeline(cfg, webhook.Deps{DB: a.db, Log: a.log, Observer: a.metrics, Now: a.clock.Now}, a.accounts, a.billing); err != nil {
 		return err
 	}
 	a.catchup = a.newCatchup()
 	a.usage = usage.New(usage.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue, Hooks: a.opts.UsageHooks, Log: a.log},
 		usage.Config{DedupWindow: cfg.UsageDedupWindow, Retention: cfg.UsageEventRetention, AppName: cfg.AppName,
-			ManageURL: cfg.PublicBaseURL})
-	a.idempotency = idempotency.New(a.db, nil)
+			ManageURL: cfg.PublicBaseURL, Now: a.clock.Now})
+	a.idempotency = idempotency.New(a.db, a.clock.Now)
 	a.broadcasts = broadcast.New(broadcast.Deps{DB: a.db, Jobs: queue, Sender: sender, Links: a.accounts, Tiers: tiers, Log: a.log},
 		broadcast.Config{AppName: cfg.AppName, CompanyLegalName: cfg.CompanyLegalName, RatePerSecond: cfg.EmailRatePerSecond})
 	a.workers = river.NewWorkers()
 	river.AddWorker(a.workers, jobs.NewEmailWorker(sender, email.Renderer{Footer: email.Footer{CompanyLegalName: cfg.CompanyLegalName}}))
 	river.AddWorker(a.workers, jobs.NewBroadcastDispatchWorker(a.broadcasts))
 	river.AddWorker(a.workers, jobs.NewBroadcastSendWorker(a.broadcasts))
-	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log))
+	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log, a.clock.Now))
 	river.AddWorker(a.workers, jobs.NewCancelSubscriptionWorker(a.paddle, func(err error) bool {
 		// Not found or already canceled: there is nothing left to stop.
 		return errors.Is(err, paddleapi.ErrNotFound) || errors.Is(err, paddleapi.ErrConflict)
@@ -235,18 +245,20 @@ func (a *App) wire() error {
 		TrustedProxies:      cfg.TrustedProxies,
 	}, httpapi.Deps{
 		Log:         a.log,
+		Now:         a.clock.Now,
 		Checks:      a.readinessChecks(),
 		Webhooks:    a.pipeline,
 		Sessions:    sessions,
 		Accounts:    a.accounts,
 		Billing:     a.billing,
 		Credits:     a.ledger,
-		Admin:       admin.New(a.db, a.pipeline, a.billing),
+		Admin:       admin.New(a.db, a.pipeline, a.billing, a.ledger),
 		Broadcasts:  a.broadcasts,
 		Feedback:    feedback.New(a.db),
 		Console:     pages,
 		Metrics:     a.metrics.Handler(),
 		Sentry:      a.sentry,
+		Dev:         a.devTools(),
 		Usage:       a.usage,
 		Idempotency: a.idempotency,
 		// The app's own endpoints (docs/usage.md, "A metered endpoint of your own"), one line each.
@@ -263,7 +275,7 @@ func (a *App) wire() error {
 func (a *App) sessions() (*session.Verifier, error) {
 	cfg := a.cfg
 	sc := session.Config{SecretKey: cfg.ClerkSecretKey, JWTKey: cfg.ClerkJWTKey,
-		AuthorizedParties: cfg.ClerkAuthorizedParties, Log: a.log, Observer: a.metrics}
+		AuthorizedParties: cfg.ClerkAuthorizedParties, Log: a.log, Observer: a.metrics, Now: a.clock.Now}
 	if cfg.Env == config.EnvDevelopment && cfg.ClerkSecretKey == "" && cfg.ClerkJWTKey == "" {
 		key, err := devauth.LoadOrCreateKey(cfg.DevSessionKeyFile)
 		if err != nil {
@@ -333,5 +345,25 @@ func (a *App) Close() error {
 	if a.probe != nil {
 		_ = a.probe.Close()
 	}
+	if a.devClock != nil {
+		a.devClock.Close()
+	}
 	return db.Close(a.db)
 }
+
+// newClock is the clock every decision reads: Options.Clock in tests, the movable development clock when
+// APP_ENV=development (its offset is stored in the database, docs/simulate.md), the machine's clock
+// everywhere else. Staging and production never read the stored offset, whatever the table holds.
+func (a *App) newClock(sqlDB *sql.DB) clock.Clock {
+	switch {
+	case a.opts.Clock != nil:
+		return a.opts.Clock
+	case a.cfg.Env == config.EnvDevelopment:
+		a.devClock = clock.NewDev(context.Background(), sqlDB, a.log)
+		return a.devClock
+	}
+	return clock.System{}
+}
+
+// Clock is the App's clock.
+func (a *App) Clock() clock.Clock { return a.clock }

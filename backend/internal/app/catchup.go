@@ -38,7 +38,7 @@ func (a *App) catchupTasks() []jobs.Task {
 	if _, ok := a.paddle.(catchup.PaddleEvents); !ok {
 		return nil
 	}
-	return []jobs.Task{{Name: "paddle-events-sync", Every: a.cfg.PaddleEventsSyncInterval,
+	return []jobs.Task{{Name: "paddle-events-sync", Every: a.cfg.PaddleEventsSyncInterval, RealTime: true,
 		Run: func(ctx context.Context, _ time.Time) (jobs.Report, error) {
 			r, err := a.catchup.SyncPaddle(ctx)
 			return r.Map(), err

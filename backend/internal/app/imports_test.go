@@ -61,9 +61,10 @@ func TestImportRules(t *testing.T) {
 		module + "internal/jobs":                 {"internal/app", "cmd/chaos"},
 		module + "internal/config":               {"internal/app", "cmd/fabrica", "cmd/loadgen", "cmd/chaos"},
 		module + "internal/app":                  {"cmd/fabrica"},
-		module + "internal/devauth":              {"internal/app", "cmd/fabrica"},
-		module + "internal/trigger":              {"cmd/fabrica", "internal/seed"},
+		module + "internal/devauth":              {"internal/app", "cmd/fabrica", "internal/simulate"},
+		module + "internal/trigger":              {"cmd/fabrica", "internal/seed", "internal/simulate"},
 		module + "internal/seed":                 {"cmd/fabrica"},
+		module + "internal/simulate":             {"cmd/fabrica"},
 		module + "internal/catchup":              {"internal/app", "cmd/fabrica"},
 		// The embedded OpenAPI document and viewer: served by the HTTP edge, read by the spec checker.
 		"github.com/fabrica-saas/fabrica/docs": {"internal/httpapi", "internal/apispec"},

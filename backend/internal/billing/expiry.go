@@ -21,8 +21,8 @@ const (
 	ActionExpired = "subscription.expired"
 )
 
-// ExpireCanceled downgrades to free every user whose canceled subscription's paid period has ended and
-// who has no other subscription granting access, with one audit row each, and returns how many it
+// ExpireCanceled downgrades every user whose canceled subscription's paid period has ended to what their
+// other live subscriptions grant (free without one), with one audit row each, and returns how many it
 // downgraded. Each subscription is looked at once (expired_at marks it), so a run costs what has expired
 // since the last one, not every cancellation ever. Running it twice, or from several instances at once,
 // downgrades nobody twice: SKIP LOCKED splits the rows and the owner's downgrade matches only a user not
@@ -62,24 +62,27 @@ func (s *Service) expireBatch(ctx context.Context, now time.Time) (downgraded, m
 			if err := s.endAllowance(ctx, tx, e.UserID, e.SubID, e.Tier, "subscription ended"); err != nil {
 				return err
 			}
-			other, err := otherLiveSubscription(ctx, tx, e.UserID, e.SubID)
+			// The user goes to what their other live subscriptions grant, free only without one.
+			other, err := s.otherLiveTier(ctx, tx, e.UserID, e.SubID)
 			if err != nil {
 				return err
 			}
-			if !other {
-				changed, deleted, err := account.DowngradeTx(ctx, tx, e.UserID, free)
-				if err != nil {
+			to := free
+			if other.Name != "" {
+				to = other.Name
+			}
+			changed, deleted, err := account.DowngradeTx(ctx, tx, e.UserID, to)
+			if err != nil {
+				return err
+			}
+			if deleted {
+				continue
+			}
+			if changed {
+				downgraded++
+				if err := audit.Write(ctx, tx, audit.Entry{Actor: ActorExpiry, Action: ActionExpired, UserID: &e.UserID,
+					ResourceType: "user", ResourceID: e.UserID.String(), Details: map[string]any{"tier": to}}); err != nil {
 					return err
-				}
-				if deleted {
-					continue
-				}
-				if changed {
-					downgraded++
-					if err := audit.Write(ctx, tx, audit.Entry{Actor: ActorExpiry, Action: ActionExpired, UserID: &e.UserID,
-						ResourceType: "user", ResourceID: e.UserID.String(), Details: map[string]any{"tier": free}}); err != nil {
-						return err
-					}
 				}
 			}
 			done = append(done, e.ID)

@@ -49,7 +49,7 @@ func newFixture(t *testing.T, d *pgtest.DB, tiersYAML string) *fixture {
 	f.ledger = credits.New(d.Gorm, credits.Config{Now: f.clock.Now})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f.svc = billing.New(billing.Deps{DB: d.Gorm, Tiers: tiers, Ledger: f.ledger, Jobs: f.mailer, Signer: f.signer,
-		Erasures: account.NewErasures("billing-test-erasure-tombstone-key-0123456789"), Log: log},
+		Erasures: account.NewErasures("billing-test-erasure-tombstone-key-0123456789"), Log: log, Now: f.clock.Now},
 		billing.Config{AppName: "Fabrica", AlertEmails: []string{"ops@example.com", "cto@example.com"}})
 	sig, err := webhook.NewPaddleSignature([]string{webhookSecret}, 5*time.Minute)
 	require.NoError(t, err)

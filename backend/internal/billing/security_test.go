@@ -1,6 +1,7 @@
 package billing_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -95,4 +96,54 @@ func TestASecondLiveSubscriptionIsRecordedAndFlagged(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"duplicate_subscription/sub_2/ops@example.com", "duplicate_subscription/sub_2/cto@example.com"}, alerts)
+}
+
+// Two live subscriptions, pro and then team (two checkouts): canceling the newer one, at once or at its
+// period's end through the expiry job, leaves the user on the older one's tier, not the canceled one's
+// (found by the two-subscriptions scenario of `fabrica simulate`: the user stayed on team).
+func TestCancelingTheNewerOfTwoSubscriptionsLeavesTheOlderOnesTier(t *testing.T) {
+	t.Parallel()
+	for _, keepPeriod := range []bool{false, true} {
+		f := setup(t)
+		f.clock.Set(t0.Add(time.Hour))
+		f.mustDeliver(t, f.created(t0, "evt_c1").payload())
+		team := sub{eventID: "evt_c2", eventType: "subscription.created", status: "active", occurred: t0.Add(time.Minute),
+			start: p1Start, end: p1End, txn: "txn_2", price: "pri_team_monthly",
+			customData: f.signedCustomData("user_1", "ada@example.com", t0)}
+		f.mustDeliver(t, []byte(replaceOnce(string(team.payload()), `"id":"sub_1"`, `"id":"sub_2"`)))
+		require.Equal(t, "team", f.state(t).UserTier)
+
+		canceled := team
+		canceled.eventID, canceled.eventType, canceled.status, canceled.occurred = "evt_x2", "subscription.canceled", "canceled", t0.Add(time.Hour)
+		body := string(canceled.payload())
+		if !keepPeriod {
+			body = replaceOnce(body, `"current_billing_period":{"ends_at":"`+p1End.Format(time.RFC3339)+`","starts_at":"`+p1Start.Format(time.RFC3339)+`"}`,
+				`"current_billing_period":null`)
+		}
+		f.mustDeliver(t, []byte(replaceOnce(body, `"id":"sub_1"`, `"id":"sub_2"`)))
+		if keepPeriod {
+			require.Equal(t, "team", f.state(t).UserTier, "the canceled period is paid until its end")
+			n, err := f.svc.ExpireCanceled(context.Background(), p1End.Add(time.Minute))
+			require.NoError(t, err)
+			require.Equal(t, 1, n)
+		}
+		require.Equal(t, "pro", f.state(t).UserTier, "keep period %v", keepPeriod)
+	}
+}
+
+// The checkout's transaction.completed, subscription.created and .activated arrive in any order. When the
+// transaction comes first (no row yet) and .activated is applied before created, the stale created is what
+// names the paying transaction: a full refund of the checkout must still revoke (found by the
+// refund-variants scenario under `fabrica simulate --chaos`).
+func TestARefundOfTheCheckoutRevokesWhateverOrderItsEventsCameIn(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.mustDeliver(t, transaction("evt_t1", "txn_1", "web", "1500", p1Start, p1End))
+	created := f.created(t0, "evt_c1")
+	activated := created
+	activated.eventID, activated.eventType, activated.occurred, activated.txn = "evt_a1", "subscription.activated", t0.Add(time.Millisecond), ""
+	f.mustDeliver(t, activated.payload())
+	f.mustDeliver(t, created.payload())
+	f.mustDeliver(t, adjustment("evt_refund", "txn_1", "approved", "full"))
+	require.Equal(t, "free", f.state(t).UserTier)
 }

@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 )
 
@@ -37,6 +38,8 @@ type Deps struct {
 	// Erasures lets a user be created from signed checkout data only if it was never erased.
 	Erasures account.Erasures
 	Log      *slog.Logger
+	// Now is the clock (app's; the system clock when nil): checkout signatures, cancellations' ends.
+	Now func() time.Time
 }
 
 // Service applies billing policy.
@@ -56,7 +59,7 @@ type Service struct {
 // New builds the billing service.
 func New(d Deps, cfg Config) *Service {
 	return &Service{db: d.DB, tiers: d.Tiers, credits: d.Ledger, mailer: d.Jobs, signer: d.Signer, api: d.API,
-		erased: d.Erasures, cfg: cfg, log: d.Log, now: time.Now}
+		erased: d.Erasures, cfg: cfg, log: d.Log, now: clock.Or(d.Now)}
 }
 
 // Tiers returns the tier table.

@@ -134,6 +134,11 @@ func (s *Service) sync(ctx context.Context, tx *gorm.DB, ev webhook.Event) (sync
 	if rowID, r.applied, err = upsertSubscription(ctx, tx, r); err != nil {
 		return r, err
 	}
+	if !r.applied && r.sub.TransactionID != "" {
+		if err := keepCheckoutTransaction(ctx, tx, r.sub.ID, r.sub.TransactionID); err != nil {
+			return r, err
+		}
+	}
 	if r.applied {
 		if err := replaceItems(ctx, tx, rowID, itemRows(rowID, r.sub.Items, r.plan.index, r.sub.CurrencyCode)); err != nil {
 			return r, err
@@ -203,6 +208,20 @@ func upsertSubscription(ctx context.Context, tx *gorm.DB, r synced) (uuid.UUID, 
 	return ids[0], true, nil
 }
 
+// keepCheckoutTransaction records the transaction a stale subscription.created names (the checkout's) as
+// the one that paid the period, when none is recorded yet. Paddle sends the checkout's
+// transaction.completed, subscription.created and .activated at once, in any order: when the transaction
+// came before any row existed (it then relies on created to carry its id) and .activated was applied
+// before created, the stale created is the only place left that says which transaction paid, and a full
+// refund of it must still revoke (found by `fabrica simulate --chaos`: the refund changed nothing).
+func keepCheckoutTransaction(ctx context.Context, tx *gorm.DB, subID, txnID string) error {
+	if err := tx.WithContext(ctx).Exec(`UPDATE subscriptions SET last_transaction_id = ?, updated_at = now()
+		WHERE paddle_subscription_id = ? AND last_transaction_id IS NULL`, txnID, subID).Error; err != nil {
+		return fmt.Errorf("record the checkout's transaction: %w", err)
+	}
+	return nil
+}
+
 // rawOrNil is a JSON value for a jsonb column, NULL for an absent or null one.
 func rawOrNil(v []byte) *string {
 	if len(v) == 0 || string(v) == "null" {
@@ -239,32 +258,42 @@ func (s *Service) syncTier(ctx context.Context, tx *gorm.DB, r synced) error {
 			return err
 		}
 	}
-	return setTier(ctx, tx, r.userID, r.sub.ID, tier, free)
+	return s.setTier(ctx, tx, r.userID, r.sub.ID, tier)
 }
 
-// setTier writes the user's tier through its owner. A downgrade to free is skipped while another
-// subscription of the user (not exceptSub) still grants access.
-func setTier(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub, tier, free string) error {
-	if tier == free {
-		if other, err := otherLiveSubscription(ctx, tx, userID, exceptSub); err != nil || other {
-			return err
-		}
+// setTier writes the user's tier through its owner: tier (what exceptSub now grants, free when nothing),
+// or the highest tier the user's other live subscriptions grant, if higher. So a subscription that stops
+// granting hands the user to the one still paid for (two checkouts: canceling the newer one leaves the
+// older one's tier, not the canceled one's), and free comes only when none is left.
+func (s *Service) setTier(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub, tier string) error {
+	other, err := s.otherLiveTier(ctx, tx, userID, exceptSub)
+	if err != nil {
+		return err
 	}
-	_, err := account.SetTierTx(ctx, tx, userID, tier)
+	if t, ok := s.tiers.ByName(tier); other.Name != "" && (!ok || other.Rank > t.Rank) {
+		tier = other.Name
+	}
+	_, err = account.SetTierTx(ctx, tx, userID, tier)
 	return err
 }
 
-// otherLiveSubscription reports whether the user has a subscription besides exceptSub that grants a paid
-// tier (AccessStatuses).
-func otherLiveSubscription(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub string) (bool, error) {
-	var other bool
-	err := tx.WithContext(ctx).Raw(`SELECT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = ?
-		AND paddle_subscription_id <> ? AND status IN ? AND access_revoked_at IS NULL)`,
-		userID, exceptSub, AccessStatuses).Row().Scan(&other)
+// otherLiveTier is the highest tier the user's subscriptions besides exceptSub grant (AccessStatuses, not
+// revoked); the zero Tier when none does.
+func (s *Service) otherLiveTier(ctx context.Context, tx *gorm.DB, userID uuid.UUID, exceptSub string) (Tier, error) {
+	var tiers []string
+	err := tx.WithContext(ctx).Raw(`SELECT tier FROM subscriptions WHERE user_id = ?
+		AND paddle_subscription_id <> ? AND status IN ? AND access_revoked_at IS NULL`,
+		userID, exceptSub, AccessStatuses).Scan(&tiers).Error
 	if err != nil {
-		return false, fmt.Errorf("find other live subscriptions: %w", err)
+		return Tier{}, fmt.Errorf("find other live subscriptions: %w", err)
 	}
-	return other, nil
+	var best Tier
+	for _, name := range tiers {
+		if t, ok := s.tiers.ByName(name); ok && (best.Name == "" || t.Rank > best.Rank) {
+			best = t
+		}
+	}
+	return best, nil
 }
 
 func (s *Service) auditSubscription(ctx context.Context, tx *gorm.DB, ev webhook.Event, r synced, extra map[string]any) error {

@@ -180,7 +180,7 @@ func (s *Service) recordPayingTransaction(ctx context.Context, tx *gorm.DB, subI
 		return fmt.Errorf("record transaction: %w", err)
 	}
 	if row.AccessRevokedAt != nil && newPayer && row.Status != "canceled" {
-		return setTier(ctx, tx, row.UserID, subID, row.Tier, s.tiers.Free().Name)
+		return s.setTier(ctx, tx, row.UserID, subID, row.Tier)
 	}
 	return nil
 }
@@ -252,7 +252,7 @@ func (s *Service) revokeAccess(ctx context.Context, tx *gorm.DB, userID uuid.UUI
 	if err := s.endAllowance(ctx, tx, userID, subID, tier, "subscription period refunded"); err != nil {
 		return err
 	}
-	return setTier(ctx, tx, userID, subID, s.tiers.Free().Name, s.tiers.Free().Name)
+	return s.setTier(ctx, tx, userID, subID, s.tiers.Free().Name)
 }
 
 func nilIfZero(id uuid.UUID) *uuid.UUID {

@@ -53,6 +53,8 @@ const SettingsFile = "settings.json"
 // settings is SettingsFile's shape.
 type settings struct {
 	DevSignIn bool `json:"dev_sign_in"`
+	// DevClock: development, where the clock can be moved; the pages show the simulated time in a banner.
+	DevClock bool `json:"dev_clock"`
 	// Clerk is null without a publishable key.
 	Clerk     *clerkSettings `json:"clerk"`
 	Providers []string       `json:"providers"`
@@ -72,8 +74,8 @@ type clerkSettings struct {
 // New reads the embedded files and builds the settings; a malformed publishable key is an error.
 func New(cfg Config) (*Pages, error) {
 	p := &Pages{files: map[string]File{}}
-	s := settings{DevSignIn: cfg.Development, Providers: cfg.Providers, Statuses: cfg.Statuses, Templates: cfg.Templates,
-		Bypass: append([]string{}, cfg.BypassTemplates...), Tiers: cfg.Tiers}
+	s := settings{DevSignIn: cfg.Development, DevClock: cfg.Development, Providers: cfg.Providers, Statuses: cfg.Statuses,
+		Templates: cfg.Templates, Bypass: append([]string{}, cfg.BypassTemplates...), Tiers: cfg.Tiers}
 	var clerkOrigin string
 	if cfg.ClerkPublishableKey != "" {
 		var err error

@@ -73,6 +73,7 @@ func TestDevSignInOnlyInDevelopment(t *testing.T) {
 		require.NoError(t, err)
 		s := settingsOf(t, p)
 		require.Equal(t, dev, s["dev_sign_in"])
+		require.Equal(t, dev, s["dev_clock"], "the simulated-time banner is development's")
 		require.Equal(t, []any{"clerk", "paddle"}, s["providers"])
 	}
 }

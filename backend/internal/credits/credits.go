@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
@@ -143,7 +144,8 @@ type Config struct {
 	// DefaultExpiresIn is the orphan window of a spend that names none (CREDITS_ORPHAN_AFTER);
 	// 0 means DefaultExpiresIn.
 	DefaultExpiresIn time.Duration
-	// Now is the clock every movement is stamped with and every expiry is decided by (nil: time.Now).
+	// Now is the clock every movement is stamped with and every expiry is decided by (app's; the system
+	// clock when nil).
 	Now func() time.Time
 }
 
@@ -160,9 +162,7 @@ func New(db *gorm.DB, cfg Config) *Service {
 	if cfg.DefaultExpiresIn == 0 {
 		cfg.DefaultExpiresIn = DefaultExpiresIn
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Now = clock.Or(cfg.Now)
 	return &Service{db: db, cfg: cfg}
 }
 
@@ -178,6 +178,9 @@ func (s *Service) WithTx(tx *gorm.DB) *Service {
 // now is the ledger's clock, in UTC and at the database's microsecond precision, so a time the ledger
 // stores compares equal to the one it computed.
 func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// Now is the ledger's clock (the app's): what decides whether a bucket has expired.
+func (s *Service) Now() time.Time { return s.now() }
 
 // Balance returns what the user can spend: the sum of their movements, less what has expired and not yet
 // been written off. An unknown user has a balance of 0. It reads one row (and, while an expiry is due,

@@ -139,11 +139,14 @@ func (s *Service) ExpireSource(ctx context.Context, userID uuid.UUID, category, 
 const endingSQL = `SELECT coalesce(array_agg(id::text), '{}') FROM credit_buckets
  WHERE user_id = $1 AND category = 'allowance' AND source = $2 AND expires_at = $3 AND remaining > 0`
 
-// leftAtEndSQL is what the user's allowance buckets of source ending at the boundary held when they were
-// written off: their expire movements, whoever wrote them (the expiry job, a spend, CarryOver itself).
+// leftAtEndSQL is what the user's allowance buckets of source ending at the boundary held at their end:
+// their expire movements written at or after it, whoever wrote them (the expiry job, a spend, CarryOver
+// itself, which stamps its write-off no earlier than the boundary). A write-off before the end is an
+// allowance that ended early (a full refund, a pause, a drop to free: ExpireSource): it held nothing at the
+// month's end, so nothing of it carries into a period paid later.
 const leftAtEndSQL = `SELECT coalesce(sum(-t.delta), 0) FROM credit_buckets b
   JOIN credit_transactions t ON t.user_id = b.user_id AND t.kind = 'expire' AND t.job_id = 'expire:' || b.id
- WHERE b.user_id = $1 AND b.category = 'allowance' AND b.source = $2 AND b.expires_at = $3`
+ WHERE b.user_id = $1 AND b.category = 'allowance' AND b.source = $2 AND b.expires_at = $3 AND t.created_at >= b.expires_at`
 
 // Carry is the rollover of one month boundary of a subscription's allowance: the buckets of Source that
 // expire at Boundary (the month that ends there) carry at most Max of what they held into a new allowance
@@ -174,12 +177,17 @@ func (s *Service) CarryOver(ctx context.Context, c Carry) (int, error) {
 		if err != nil || !st.exists {
 			return err
 		}
-		now := s.now()
+		// The month ends at the boundary even when the next month's grant comes a moment early (a renewal
+		// delivered by a provider whose clock runs a little ahead): the write-off is the month's end.
+		at := s.now()
+		if at.Before(boundary) {
+			at = boundary
+		}
 		var ids []string
 		if err := db.QueryRow(tx.Statement.Context, tx, endingSQL, []any{c.UserID, c.Source, boundary}, &ids); err != nil {
 			return translate(tx, err)
 		}
-		if _, _, err := expireBuckets(tx, []uuid.UUID{c.UserID}, parseUUIDs(ids), "allowance month ended", now); err != nil {
+		if _, _, err := expireBuckets(tx, []uuid.UUID{c.UserID}, parseUUIDs(ids), "allowance month ended", at); err != nil {
 			return err
 		}
 		if c.Max <= 0 {

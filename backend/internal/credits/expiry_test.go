@@ -130,6 +130,9 @@ func TestCarryOverOfTheAllowance(t *testing.T) {
 		{"max 250", 250, false, 250, 1000 + 250 + 50},
 		{"max 1000", 1000, false, 600, 1000 + 600 + 50},
 		{"max 250, the expiry job first", 250, true, 250, 1000 + 250 + 50},
+		// A full refund, a pause or a drop to free ends the allowance before its month does: nothing of it
+		// carries into a period paid later.
+		{"max 1000, ended early", 1000, false, 0, 1000 + 50},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -146,6 +149,10 @@ func TestCarryOverOfTheAllowance(t *testing.T) {
 			// 400 spent in month 1 (before its end: the test's clock says so).
 			_, _, _, err = svc.At(m1.Add(time.Minute)).Charge(ctx, user, 400, "c1", "")
 			require.NoError(t, err)
+			if tc.name == "max 1000, ended early" {
+				_, err := svc.At(m1.Add(2*time.Minute)).ExpireSource(ctx, user, credits.CategoryAllowance, "sub_1", "subscription period refunded")
+				require.NoError(t, err)
+			}
 			if tc.jobFirst {
 				rep, err := svc.ExpireDue(ctx, time.Now())
 				require.NoError(t, err)

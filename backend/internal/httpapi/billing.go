@@ -36,6 +36,7 @@ var billingErrors = []sentinel{
 type billingHandler struct {
 	billing *billing.Service
 	ledger  *credits.Service
+	now     func() time.Time
 }
 
 type checkoutRequest struct {
@@ -221,7 +222,7 @@ func (h *billingHandler) credits(c echo.Context) error {
 	}
 	views := make([]bucketView, 0, len(buckets))
 	for _, b := range buckets {
-		if !b.Expired(time.Now()) {
+		if !b.Expired(h.now()) {
 			views = append(views, toBucketView(b))
 		}
 	}

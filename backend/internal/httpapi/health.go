@@ -129,7 +129,8 @@ func (h *healthHandler) cached(ctx context.Context, i int) checkResult {
 	c := &h.cache[i]
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.valid && h.now().Sub(c.at) < checkCacheFor {
+	// A negative age is a clock moved back (development's `fabrica dev clock reset`): check again.
+	if age := h.now().Sub(c.at); c.valid && age >= 0 && age < checkCacheFor {
 		return c.result
 	}
 	// Detached from the request: the result answers every caller of the next few seconds, so one caller

@@ -31,8 +31,11 @@ type bucket struct {
 	seen   time.Time
 }
 
-func newLimiter(window time.Duration) *limiter {
-	return &limiter{window: window, now: time.Now, buckets: map[string]*bucket{}}
+// newLimiter builds a limiter of budgets per window on the clock now. A clock moved back (development's
+// `fabrica dev clock reset`) neither refills nor locks anyone out: rate.Limiter counts no time elapsed and
+// goes on from the earlier time.
+func newLimiter(window time.Duration, now func() time.Time) *limiter {
+	return &limiter{window: window, now: now, buckets: map[string]*bucket{}}
 }
 
 // allow takes one token from key's bucket of budget, or says how long until one is there.
@@ -69,7 +72,7 @@ func (l *limiter) allow(key string, budget int) (bool, time.Duration) {
 // caller pausing between bursts would get a fresh budget each time (10 an hour becoming 10 every few
 // minutes).
 func (l *limiter) sweep(now time.Time) {
-	if now.Sub(l.lastSweep) < time.Minute {
+	if d := now.Sub(l.lastSweep); d >= 0 && d < time.Minute {
 		return
 	}
 	l.lastSweep = now
@@ -103,8 +106,8 @@ func limitUsers(l *limiter, budget func(models.User) int) echo.MiddlewareFunc {
 // rateLimit is the API budget: the per-minute limit of the user's current tier (the tiers file's
 // rate_limit_per_minute, through tierLimit), or perMinute (RATE_LIMIT_PER_MINUTE) for a tier without one.
 // The tier is read from the user row requireUser just loaded, so an upgrade applies on the next request.
-func rateLimit(perMinute int, tierLimit func(tier string) int) echo.MiddlewareFunc {
-	return limitUsers(newLimiter(time.Minute), func(u models.User) int {
+func rateLimit(perMinute int, tierLimit func(tier string) int, now func() time.Time) echo.MiddlewareFunc {
+	return limitUsers(newLimiter(time.Minute, now), func(u models.User) int {
 		if tierLimit != nil {
 			if n := tierLimit(u.CurrentTier); n > 0 {
 				return n

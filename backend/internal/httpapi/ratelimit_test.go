@@ -10,7 +10,7 @@ import (
 func TestLimiterBudgetsAndTierChanges(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1_700_000_000, 0)
-	l := newLimiter(time.Minute)
+	l := newLimiter(time.Minute, nil)
 	l.now = func() time.Time { return now }
 	take := func(key string, budget, n int) (allowed int) {
 		for range n {
@@ -43,7 +43,7 @@ func TestIdleBucketIsNotSweptBeforeItsWindow(t *testing.T) {
 	t.Parallel()
 	start := time.Unix(1_700_000_000, 0)
 	now := start
-	l := newLimiter(time.Hour)
+	l := newLimiter(time.Hour, nil)
 	l.now = func() time.Time { return now }
 	allowed := 0
 	for now.Sub(start) < time.Hour {

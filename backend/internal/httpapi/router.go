@@ -18,6 +18,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/admin"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/broadcast"
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/console"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
@@ -56,8 +57,10 @@ type Config struct {
 // Deps are the services the handlers call, one field per service. Each later capability adds its field
 // here and its routes below, so this file stays the single place to read what the API exposes.
 type Deps struct {
-	Log      *slog.Logger
-	Checks   []Check
+	Log    *slog.Logger
+	Checks []Check
+	// Now is the clock (app's; the system clock when nil): rate windows, what a balance shows, the health
+	// checks' cache.
 	Now      func() time.Time
 	Webhooks WebhookIngester
 	Sessions SessionVerifier
@@ -80,6 +83,8 @@ type Deps struct {
 	Idempotency *idempotency.Store
 	// Routes adds the app's own endpoints (docs/usage.md, "A metered endpoint of your own").
 	Routes []func(Routes)
+	// Dev is development's clock and mail view (nil: the /dev routes answer 404; only development has them).
+	Dev DevTools
 }
 
 // Routes is what an app's own endpoint package gets to add its routes: the API's groups with their
@@ -103,9 +108,7 @@ const gzipMinLength = 1024
 
 // New builds the Echo instance with every route the service serves.
 func New(cfg Config, deps Deps) *echo.Echo {
-	if deps.Now == nil {
-		deps.Now = time.Now
-	}
+	deps.Now = clock.Or(deps.Now)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(deps.Log)
@@ -156,11 +159,11 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	api := e.Group("/api/v1", middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)),
 		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: gzipMinLength}))
 	// One instance of each, so a user's budget is the same whichever route spends it.
-	session, limit := requireUser(deps.Sessions, deps.Accounts), rateLimit(cfg.RateLimitPerMinute, cfg.TierRateLimit)
+	session, limit := requireUser(deps.Sessions, deps.Accounts), rateLimit(cfg.RateLimitPerMinute, cfg.TierRateLimit, deps.Now)
 	authed := api.Group("", session, limit)
 	workers := newWorkerKeys(cfg.WorkerAPIKeys)
 
-	b := &billingHandler{billing: deps.Billing, ledger: deps.Credits}
+	b := &billingHandler{billing: deps.Billing, ledger: deps.Credits, now: deps.Now}
 	authed.POST("/billing/checkout", b.checkout)
 	authed.GET("/billing/subscription", b.subscription)
 	authed.POST("/billing/subscription/cancel", b.cancel)
@@ -198,7 +201,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 
 	fb := &feedbackHandler{feedback: deps.Feedback}
 	authed.POST("/feedback", fb.submit, middleware.BodyLimit(feedbackMaxBody),
-		limitUsers(newLimiter(time.Hour), func(models.User) int { return feedbackPerHour }))
+		limitUsers(newLimiter(time.Hour, deps.Now), func(models.User) int { return feedbackPerHour }))
 
 	ad := &adminHandler{admin: deps.Admin, ledger: deps.Credits, ids: cfg.AdminClerkUserIDs}
 	for _, a := range cfg.AdminEmails {
@@ -224,6 +227,15 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	admins.GET("/metrics/overview", ad.overview)
 	admins.GET("/users/:id/usage", us.userUsage)
 	admins.GET("/usage/nearest-limits", us.nearestLimits)
+
+	// Development only (docs/simulate.md): the clock anyone may read (the dev tools sign with its time
+	// before they have a session); moving it and reading the mail queue are an operator's.
+	if cfg.Env == "development" {
+		dv := &devHandler{dev: deps.Dev}
+		api.GET("/dev/clock", dv.clock, dv.present)
+		api.POST("/dev/clock", dv.moveClock, dv.present, session, limit, ad.requireAdmin)
+		api.GET("/dev/emails", dv.emails, dv.present, session, limit, ad.requireAdmin)
+	}
 
 	bc := &broadcastHandler{broadcasts: deps.Broadcasts}
 	admins.POST("/broadcasts", bc.create)

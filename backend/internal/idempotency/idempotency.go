@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
@@ -58,12 +59,9 @@ type Store struct {
 	now func() time.Time
 }
 
-// New returns a Store on the pool (now nil: time.Now).
+// New returns a Store on the pool; now is the app's clock (nil: the machine's).
 func New(gdb *gorm.DB, now func() time.Time) *Store {
-	if now == nil {
-		now = time.Now
-	}
-	return &Store{db: gdb, now: now}
+	return &Store{db: gdb, now: clock.Or(now)}
 }
 
 // errRollback carries a response that must not be kept out of the transaction, rolling it back.

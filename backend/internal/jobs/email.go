@@ -2,8 +2,10 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -89,4 +91,35 @@ func completeNow[T river.JobArgs](ctx context.Context, job *river.Job[T]) {
 		return
 	}
 	_ = tx.Commit(context.WithoutCancel(ctx))
+}
+
+// QueuedEmail is one transactional email job as River holds it.
+type QueuedEmail struct {
+	Template       string    `json:"template"`
+	To             string    `json:"to"`
+	IdempotencyKey string    `json:"idempotency_key"`
+	State          string    `json:"state"` // River's: available, running, completed, retryable, cancelled, ...
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// EmailsTo lists the transactional email jobs addressed to addr, oldest first: development's view of what
+// was mailed (the log mailer prints the mails themselves). River's table has no index on the address, so
+// this reads every email job: a development tool, never a production path.
+func EmailsTo(ctx context.Context, db *sql.DB, addr string) ([]QueuedEmail, error) {
+	rows, err := db.QueryContext(ctx, `SELECT args->>'template', args->>'to', coalesce(args->>'idempotency_key', ''),
+		state::text, created_at FROM river_job WHERE kind = $1 AND lower(args->>'to') = lower($2) ORDER BY id`,
+		EmailArgs{}.Kind(), addr)
+	if err != nil {
+		return nil, fmt.Errorf("list emails: %w", err)
+	}
+	defer rows.Close()
+	var out []QueuedEmail
+	for rows.Next() {
+		var e QueuedEmail
+		if err := rows.Scan(&e.Template, &e.To, &e.IdempotencyKey, &e.State, &e.CreatedAt); err != nil {
+			return nil, fmt.Errorf("list emails: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 )
 
 // Report is what a task did, as counters ("refunded": 3); it is logged and returned to `fabrica jobs run`.
@@ -19,6 +21,9 @@ type Task struct {
 	Name  string
 	Every time.Duration
 	Run   func(ctx context.Context, now time.Time) (Report, error)
+	// RealTime marks a task that keeps the machine's time (storage housekeeping, a download): moving
+	// development's clock does not run it (App.MoveClock runs the others whose schedule it crossed).
+	RealTime bool
 }
 
 // TaskArgs enqueues one run of a task by name.
@@ -34,15 +39,16 @@ type TaskWorker struct {
 	river.WorkerDefaults[TaskArgs]
 	tasks map[string]Task
 	log   *slog.Logger
+	now   func() time.Time
 }
 
-// NewTaskWorker builds the worker for tasks.
-func NewTaskWorker(tasks []Task, log *slog.Logger) *TaskWorker {
+// NewTaskWorker builds the worker for tasks; each run gets now's time (app's clock).
+func NewTaskWorker(tasks []Task, log *slog.Logger, now func() time.Time) *TaskWorker {
 	m := make(map[string]Task, len(tasks))
 	for _, t := range tasks {
 		m[t.Name] = t
 	}
-	return &TaskWorker{tasks: m, log: log}
+	return &TaskWorker{tasks: m, log: log, now: clock.Or(now)}
 }
 
 // TaskTimeout bounds one task run; a task does a bounded batch per run, so this is generous. A task cut off
@@ -58,7 +64,7 @@ func (w *TaskWorker) Work(ctx context.Context, job *river.Job[TaskArgs]) error {
 	if !ok {
 		return river.JobCancel(fmt.Errorf("unknown task %q", job.Args.Name))
 	}
-	_, err := RunTask(ctx, t, time.Now(), w.log)
+	_, err := RunTask(ctx, t, w.now(), w.log)
 	return err
 }
 

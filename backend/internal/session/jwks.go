@@ -78,7 +78,8 @@ func (s *keySet) get(ctx context.Context, kid string) (*clerk.JSONWebKey, error)
 		now := s.now()
 		key, known := s.keys[kid]
 		age := now.Sub(s.fetchedAt)
-		if known && age < keyTTL {
+		// A negative age is a clock moved back (development's `fabrica dev clock reset`): not fresh.
+		if known && age >= 0 && age < keyTTL {
 			s.mu.Unlock()
 			return key, nil
 		}
@@ -97,7 +98,7 @@ func (s *keySet) get(ctx context.Context, kid string) (*clerk.JSONWebKey, error)
 				return nil, fmt.Errorf("wait for jwks: %w", ctx.Err())
 			}
 		}
-		if !s.lastTry.IsZero() && now.Sub(s.lastTry) < minRefetch {
+		if since := now.Sub(s.lastTry); !s.lastTry.IsZero() && since >= 0 && since < minRefetch {
 			err := s.lastErr
 			s.mu.Unlock()
 			switch {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/clerk/clerk-sdk-go/v2"
 	"github.com/clerk/clerk-sdk-go/v2/jwks"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 )
 
 var (
@@ -57,7 +59,7 @@ type Config struct {
 	AuthorizedParties []string
 	// Leeway is the clock skew allowed on exp, nbf and iat; 5s when zero.
 	Leeway time.Duration
-	// Now is the clock, time.Now when nil.
+	// Now is the clock (app's; the system clock when nil).
 	Now func() time.Time
 	// Log hears about failed JWKS fetches (at warn, never with a token); nil discards.
 	Log *slog.Logger
@@ -97,9 +99,7 @@ func New(cfg Config) (*Verifier, error) {
 	if v.leeway == 0 {
 		v.leeway = defaultLeeway
 	}
-	if v.now == nil {
-		v.now = time.Now
-	}
+	v.now = clock.Or(v.now)
 	if len(cfg.AuthorizedParties) > 0 {
 		v.parties = make(map[string]bool, len(cfg.AuthorizedParties))
 		for _, p := range cfg.AuthorizedParties {

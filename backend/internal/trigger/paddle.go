@@ -78,59 +78,37 @@ type paddleSub struct {
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-func (p paddleSub) item(quantity int) map[string]any {
-	cycle := map[string]any{"interval": "month", "frequency": 1}
-	return map[string]any{"status": "active", "quantity": quantity, "recurring": true,
-		"created_at": ts(p.start), "updated_at": ts(p.spec.At), "previously_billed_at": ts(p.start),
-		"next_billed_at": ts(p.end), "trial_dates": nil,
-		"price": map[string]any{"id": p.price, "product_id": "pro_" + p.tier, "name": p.tier, "description": p.tier + " (monthly)",
-			"type": "standard", "tax_mode": "account_setting", "billing_cycle": cycle, "trial_period": nil,
-			"unit_price": map[string]any{"amount": "1500", "currency_code": "USD"}, "status": "active",
-			"quantity": map[string]any{"minimum": 1, "maximum": 1}},
-		"product": map[string]any{"id": "pro_" + p.tier, "name": p.tier, "type": "standard", "status": "active"}}
+func (p paddleSub) item() PaddleItem {
+	return PaddleItem{Price: p.price, Product: "pro_" + p.tier, Name: p.tier, Quantity: 1, Amount: 1500,
+		Interval: "month", Frequency: 1}
 }
 
 func (p paddleSub) subscription() map[string]any {
-	status := subscriptionStatus[p.spec.Event]
-	d := map[string]any{"id": p.spec.Subscription, "status": status, "customer_id": p.customer, "address_id": "add_dev",
-		"business_id": nil, "currency_code": "USD", "created_at": ts(p.start), "updated_at": ts(p.spec.At),
-		"started_at": ts(p.start), "first_billed_at": ts(p.start), "next_billed_at": ts(p.end),
-		"paused_at": nil, "canceled_at": nil, "collection_mode": "automatic", "billing_details": nil,
-		"current_billing_period": map[string]any{"starts_at": ts(p.start), "ends_at": ts(p.end)},
-		"billing_cycle":          map[string]any{"interval": "month", "frequency": 1},
-		"scheduled_change":       nil, "items": []any{p.item(1)}, "custom_data": p.customData,
-		"management_urls": map[string]any{"update_payment_method": nil, "cancel": nil}, "discount": nil, "import_meta": nil}
-	switch status {
+	next := p.end
+	s := PaddleSubscription{ID: p.spec.Subscription, Status: subscriptionStatus[p.spec.Event], CustomerID: p.customer,
+		Items: []PaddleItem{p.item()}, Period: &Period{p.start, p.end}, CreatedAt: p.start, StartedAt: p.start,
+		FirstBilledAt: &p.start, NextBilledAt: &next, CustomData: p.customData, UpdatedAt: p.spec.At, TransactionID: p.txn}
+	at := p.spec.At
+	switch s.Status {
 	case "paused":
-		d["paused_at"], d["next_billed_at"] = ts(p.spec.At), nil
+		s.PausedAt, s.NextBilledAt = &at, nil
 	case "canceled":
-		d["canceled_at"], d["next_billed_at"] = ts(p.spec.At), nil
+		s.CanceledAt, s.NextBilledAt = &at, nil
 	case "trialing":
-		d["first_billed_at"] = ts(p.end)
+		s.FirstBilledAt = &next
 	}
-	if p.spec.Event == "subscription.created" {
-		d["transaction_id"] = p.txn
-		delete(d, "management_urls") // Paddle's created event carries none
-	}
-	return d
+	return s.Data(p.spec.Event)
 }
 
 // renewal is the transaction.completed of the next period's charge.
 func (p paddleSub) renewal() map[string]any {
-	next, after := p.end, p.end.AddDate(0, 1, 0)
-	return map[string]any{"id": "txn_" + randomID(26), "status": "completed", "origin": "subscription_recurring",
-		"subscription_id": p.spec.Subscription, "customer_id": p.customer, "address_id": "add_dev", "currency_code": "USD",
-		"collection_mode": "automatic", "billing_period": map[string]any{"starts_at": ts(next), "ends_at": ts(after)},
-		"items":       []any{map[string]any{"price": p.item(1)["price"], "quantity": 1}},
-		"details":     map[string]any{"totals": map[string]any{"subtotal": "1500", "tax": "0", "total": "1500", "grand_total": "1500", "currency_code": "USD"}},
-		"custom_data": p.customData, "billed_at": ts(next), "created_at": ts(next), "updated_at": ts(next)}
+	return PaddleTransaction{ID: "txn_" + randomID(26), Origin: "subscription_recurring", SubscriptionID: p.spec.Subscription,
+		CustomerID: p.customer, Items: []PaddleItem{p.item()}, Total: 1500, Period: &Period{p.end, p.end.AddDate(0, 1, 0)},
+		CustomData: p.customData, At: p.end}.Data()
 }
 
 // refund is an approved full refund of the transaction that paid the current period.
 func (p paddleSub) refund() map[string]any {
-	return map[string]any{"id": "adj_" + randomID(26), "action": "refund", "type": "full", "status": "approved",
-		"transaction_id": p.txn, "subscription_id": p.spec.Subscription, "customer_id": p.customer,
-		"reason": "requested by customer", "currency_code": "USD",
-		"totals":     map[string]any{"subtotal": "1500", "tax": "0", "total": "1500", "currency_code": "USD"},
-		"created_at": ts(p.spec.At), "updated_at": ts(p.spec.At)}
+	return PaddleAdjustment{ID: "adj_" + randomID(26), Action: "refund", Type: "full", Status: "approved",
+		TransactionID: p.txn, SubscriptionID: p.spec.Subscription, CustomerID: p.customer, Total: 1500, At: p.spec.At}.Data()
 }

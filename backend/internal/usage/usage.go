@@ -20,6 +20,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
 )
 
@@ -134,9 +135,7 @@ func New(d Deps, cfg Config) *Service {
 		cfg.Retention = DefaultRetention
 	}
 	cfg.Retention = max(cfg.Retention, cfg.DedupWindow+31*24*time.Hour)
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Now = clock.Or(cfg.Now)
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}

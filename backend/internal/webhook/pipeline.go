@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
+	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 )
 
@@ -72,8 +73,8 @@ type Observer interface {
 	Delivery(provider, eventType, outcome string, took time.Duration)
 }
 
-// Deps are the pipeline's collaborators. Now is the clock signatures are checked against (time.Now when
-// nil); Observer may be nil.
+// Deps are the pipeline's collaborators. Now is the clock signatures are checked against (app's; the system
+// clock when nil); Observer may be nil.
 type Deps struct {
 	DB       *gorm.DB
 	Log      *slog.Logger
@@ -83,9 +84,7 @@ type Deps struct {
 
 // New builds a pipeline for the given providers.
 func New(d Deps, providers ...*Provider) *Pipeline {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
+	d.Now = clock.Or(d.Now)
 	p := &Pipeline{db: d.DB, txdb: db.Pipelined(d.DB), log: d.Log, now: d.Now, observer: d.Observer, providers: map[string]*Provider{}}
 	for _, pr := range providers {
 		p.providers[pr.Name] = pr

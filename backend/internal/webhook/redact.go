@@ -32,11 +32,11 @@ const redactedError = "redacted at an erasure"
 // Deliveries are found through webhook_events.subjects (a GIN index); rows archived before subjects
 // existed, or whose envelope could not be read, are searched by their bytes for the subjects as given
 // (a partial index lists only them), until the archive retention purges them.
-func RedactTx(ctx context.Context, tx *gorm.DB, subjects []string) (int, error) {
+func RedactTx(ctx context.Context, tx *gorm.DB, subjects []string, now time.Time) (int, error) {
 	if len(subjects) == 0 {
 		return 0, nil
 	}
-	now := time.Now().UTC()
+	now = now.UTC()
 	body, err := json.Marshal(map[string]string{"redacted": "erasure", "redacted_at": now.Format(time.RFC3339)})
 	if err != nil {
 		return 0, err

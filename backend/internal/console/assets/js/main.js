@@ -69,6 +69,23 @@ async function boot() {
   route(ctx);
 }
 
+/**
+ * showClock puts development's simulated time in the banner while the clock is moved (`fabrica dev clock`),
+ * and takes the banner away once it is reset. Only development has the clock route.
+ */
+async function showClock(ctx) {
+  if (!ctx.settings.dev_clock) return;
+  const banner = document.getElementById("clock-banner");
+  try {
+    const c = await ctx.api("/dev/clock");
+    banner.textContent = "Simulated time: " + new Date(c.now).toISOString().replace(".000Z", "Z") +
+      " (the clock is moved; `fabrica dev clock reset` returns to real time)";
+    banner.hidden = !c.moved;
+  } catch {
+    banner.hidden = true;
+  }
+}
+
 let seq = 0;
 
 async function route(ctx) {
@@ -85,6 +102,7 @@ async function route(ctx) {
     else a.removeAttribute("aria-current");
   }
   const mine = ++seq;
+  showClock(ctx);
   main.setAttribute("aria-busy", "true");
   announce("Loading…");
   try {
