@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end smoke test of the README's `make run` path on this machine: build, start (or reuse) the local
 # cluster, migrate, serve, wait for /health/ready, SIGTERM and expect exit 0; then a second start that
-# reuses the cluster; then `make run-pooled` (three servers and a worker through PgBouncer); then a migrate
-# down-to-zero/up round trip through the binary. Bounded in time.
+# reuses the cluster; then `make run-pooled` (three servers and a worker through PgBouncer); then `fabrica
+# verify` on the database all of that left; then a migrate down-to-zero/up round trip through the binary.
+# Bounded in time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -110,6 +111,8 @@ pooled_once
 
 DATABASE_URL=$(scripts/dev-db.sh url)
 export DATABASE_URL
+# Every consistency check on what the runs above left behind (docs/operations.md, Verify): exit 0 or stop.
+./bin/fabrica verify
 ./bin/fabrica migrate down --to 0
 ./bin/fabrica migrate up
 make --no-print-directory migrate-status

@@ -66,6 +66,7 @@ type App struct {
 	ledger    *credits.Service
 	metrics   *metrics.Metrics
 	paddle    billing.PaddleAPI
+	queue     *jobs.Queue
 	catchup   *catchup.Service
 	blocklist *disposable.Blocklist
 	sentry    *sentry.Hub
@@ -117,6 +118,7 @@ func (a *App) wire() error {
 	if err != nil {
 		return err
 	}
+	a.queue = queue
 	sender := a.opts.EmailSender
 	if sender == nil {
 		if sender, err = email.New(email.Config{

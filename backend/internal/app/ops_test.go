@@ -90,14 +90,14 @@ func TestPeriodicTasksRunOnTheWorkers(t *testing.T) {
 	require.Eventually(t, func() bool {
 		var names []string
 		require.NoError(t, e.db.Gorm.Raw(`SELECT args->>'name' FROM river_job WHERE kind = 'task' AND state = 'completed' ORDER BY 1`).Scan(&names).Error)
-		return strings.Join(names, ",") == "archive-partitions,expire-subscriptions,hard-delete-accounts,monthly-grants,purge-archive,reconcile-credits"
+		return strings.Join(names, ",") == "archive-partitions,expire-credits,expire-subscriptions,hard-delete-accounts,monthly-grants,purge-archive,reconcile-credits,verify"
 	}, 20*time.Second, 100*time.Millisecond)
 	cancel()
 	require.NoError(t, <-done)
 	rec := e.call(t, http.MethodGet, "/metrics", "", "")
 	require.Contains(t, rec.Body.String(), `fabrica_jobs_total{kind="task",outcome="completed"}`)
 
-	for _, name := range []string{"reconcile-credits", "expire-subscriptions", "monthly-grants", "hard-delete-accounts", "archive-partitions", "purge-archive"} {
+	for _, name := range []string{"reconcile-credits", "expire-credits", "expire-subscriptions", "monthly-grants", "hard-delete-accounts", "archive-partitions", "purge-archive", "verify"} {
 		_, err := e.app.RunTask(context.Background(), name)
 		require.NoError(t, err, name)
 	}

@@ -104,7 +104,9 @@ func TestMetricsOverview(t *testing.T) {
 	// Webhooks: one processed delivery (its user.created grants 25 signup credits), one unauthorized (not archived).
 	h, body := clerkEvent(t, "msg_ov", "user.created", "user_hook", "hook@example.com", time.Now().UnixMilli())
 	require.Equal(t, http.StatusOK, deliver(e.app.Echo(), webhook.ProviderClerk, h, body).Code)
-	// The ledger: 100 granted, 30 spent, 10 refunded today; an old grant outside the window.
+	// The ledger: 100 granted, 30 spent, 10 refunded today; an old grant outside the window. Written by hand
+	// (no balance row, no buckets, a partial refund the ledger never makes) to pin the figures.
+	unverified(d, "the overview's ledger rows are planted by hand")
 	exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, expires_at) SELECT id, v.delta, v.kind, v.job,
 		CASE WHEN v.kind = 'deduct' THEN now() + interval '1 hour' END FROM users,
 		(VALUES (100, 'grant', 'g1'), (-30, 'deduct', 'j1'), (10, 'refund', 'j1')) AS v(delta, kind, job)

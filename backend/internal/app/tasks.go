@@ -55,6 +55,9 @@ func (a *App) tasks() []jobs.Task {
 			n, err := webhook.PurgeArchive(ctx, a.db, now.Add(-a.cfg.WebhookArchiveRetention), purgeBatch)
 			return jobs.Report{"deleted": n}, err
 		}},
+		// Daily: every consistency check in one read-only snapshot, and a mail to the operators about each
+		// violation no earlier run reported (docs/operations.md, *Verify*). It fixes nothing.
+		{Name: "verify", Every: 24 * time.Hour, Run: a.verifyTask},
 	}, append(a.catchupTasks(), a.blocklistTasks()...)...)
 }
 
