@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end smoke test of the README's `make run` path on this machine: build, start (or reuse) the local
 # cluster, migrate, serve, wait for /health/ready, SIGTERM and expect exit 0; then a second start that
-# reuses the cluster; then `make run-pooled` (three servers and a worker through PgBouncer); then a migrate
-# down-to-zero/up round trip through the binary. Bounded in time.
+# reuses the cluster; then `make run-pooled` (three servers and a worker through PgBouncer); then `fabrica
+# verify` on the database all of that left; then a migrate down-to-zero/up round trip through the binary.
+# Bounded in time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -121,6 +122,8 @@ export DATABASE_URL
 listen=$("$(scripts/ensure-postgres.sh)/psql" "$DATABASE_URL" -tAc 'SHOW listen_addresses')
 [ "$listen" = 127.0.0.1 ] || { echo "smoke: the dev database listens on '$listen'" >&2; exit 1; }
 echo "smoke: development serves and its database listens on 127.0.0.1 only"
+# Every consistency check on what the runs above left behind (docs/operations.md, Verify): exit 0 or stop.
+./bin/fabrica verify
 ./bin/fabrica migrate down --to 0
 ./bin/fabrica migrate up
 make --no-print-directory migrate-status

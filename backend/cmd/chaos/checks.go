@@ -76,7 +76,7 @@ func (r *runner) check(ctx context.Context) []result {
 	}
 	out = append(out, r.sinkResults(n)...)
 	out = append(out, r.drainResults()...)
-	out = append(out, r.readyResult(), r.rescueResult(ctx), r.crashResult())
+	out = append(out, r.readyResult(), r.rescueResult(ctx), r.crashResult(), r.verifyResult(ctx))
 	return out
 }
 

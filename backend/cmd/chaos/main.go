@@ -2,8 +2,9 @@
 // Postgres and three `fabrica serve` processes on 127.0.0.1, sends a bounded load of signed Clerk
 // user.created deliveries round-robin across them, and meanwhile kills one server with SIGKILL, drains
 // another with SIGTERM and restarts Postgres. Then it redelivers every event, waits for the email queue
-// to drain, checks from the database that every event had exactly one effect, prints what it did and what
-// it found as tables, and exits 1 on any violation.
+// to drain, checks from the database that every event had exactly one effect, runs `fabrica verify` (every
+// consistency check) on the database, prints what it did and what it found as tables, and exits 1 on any
+// violation.
 //
 //	chaos -fabrica bin/fabrica [-events 600] [-servers 3] [-load 40s] [-smtp-delay 2s] [-pg-down 0] [-timeout 6m]
 //

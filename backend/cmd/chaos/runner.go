@@ -21,6 +21,8 @@ type runner struct {
 	opts    options
 	out     io.Writer
 	dir     string
+	bin     string   // the fabrica binary under test
+	env     []string // the servers' environment (and `fabrica verify`'s)
 	sink    *sink
 	pg      *cluster
 	db      *pgxpool.Pool
@@ -85,6 +87,7 @@ func setup(ctx context.Context, opts options, out io.Writer) (*runner, error) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "APP_ENV=development", "DATABASE_URL=" + dbURL,
 		"SERVE_WORKERS=true", "EMAIL_DRIVER=smtp", "SMTP_URL=smtp://" + r.sink.addr(), "LOG_LEVEL=warn",
 		"SHUTDOWN_TIMEOUT=" + shutdownTimeout.String()}
+	r.bin, r.env = bin, env
 	migrate := exec.CommandContext(ctx, bin, "migrate", "up")
 	migrate.Dir, migrate.Env = dir, env
 	if b, err := migrate.CombinedOutput(); err != nil {

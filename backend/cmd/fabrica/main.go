@@ -21,15 +21,36 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		if !errors.Is(err, errUsage) {
+		code := 1
+		var ee *exitErr
+		if errors.As(err, &ee) {
+			code, err = ee.code, ee.err
+		}
+		if err != nil && !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "fabrica:", err)
 		}
-		os.Exit(1)
+		os.Exit(code)
 	}
 }
 
 // errUsage means the usage text was already printed.
 var errUsage = errors.New("usage")
+
+// exitErr ends the process with its own exit code (every other error exits 1); err, if any, is printed
+// first. `fabrica verify` tells violations (1) from a check that could not run (2).
+type exitErr struct {
+	code int
+	err  error
+}
+
+func (e *exitErr) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitErr) Unwrap() error { return e.err }
 
 type command struct {
 	name    string
@@ -58,6 +79,7 @@ func commands() []command {
 		{"simulate", "FILE|NAME|all [--chaos] [--seed N] [--url URL]: play billing scenarios in simulated time against a development server", cmdSimulate},
 		{"seed", "[--url URL]: demo users, subscriptions, credit spends and one failed delivery (development only)", cmdSeed},
 		{"sync", "paddle [--since 72h] | clerk-users: pull what the webhooks missed through the same pipeline", cmdSync},
+		{"verify", "[AREA...] [--user ID] [--json] [--list]: read-only consistency checks; exit 1 on a violation, 2 on an error", cmdVerify},
 		{"version", "print the build version", cmdVersion},
 		{"help", "list the commands", nil},
 	}

@@ -91,7 +91,7 @@ func WelcomeEmail(jobs Jobs, appName, dashboardURL string) SignupHook {
 		if u.Email == "" {
 			return nil
 		}
-		return jobs.EnqueueEmailTx(ctx, tx, email.TemplateWelcome, u.Email, "welcome/"+u.ClerkUserID,
+		return jobs.EnqueueEmailTx(ctx, tx, email.TemplateWelcome, u.Email, welcomeKey(u.ClerkUserID),
 			email.WelcomeData{Email: u.Email, AppName: appName, DashboardURL: dashboardURL})
 	}}
 }

@@ -237,6 +237,7 @@ func TestAdminListsFilterAndPaginate(t *testing.T) {
 		SELECT CASE WHEN n <= 9 THEN 'paddle' ELSE 'clerk' END, 'evt_' || n, 'subscription.updated', '{}',
 		       CASE WHEN n % 3 = 0 THEN 'processed' ELSE 'failed' END, now() - n * interval '1 hour'
 		FROM generate_series(1, 12) n`).Error)
+	claimProcessed(t, e.db)
 	var page1 string
 	require.NoError(t, e.db.Gorm.Raw(`SELECT id FROM users WHERE clerk_user_id = 'user_page1'`).Scan(&page1).Error)
 

@@ -81,6 +81,7 @@ type App struct {
 	ledger    *credits.Service
 	metrics   *metrics.Metrics
 	paddle    billing.PaddleAPI
+	queue     *jobs.Queue
 	catchup   *catchup.Service
 	blocklist *disposable.Blocklist
 	sentry    *sentry.Hub
@@ -146,6 +147,7 @@ func (a *App) wire() error {
 	if err != nil {
 		return err
 	}
+	a.queue = queue
 	sender := a.opts.EmailSender
 	if sender == nil {
 		if sender, err = email.New(email.Config{

@@ -39,6 +39,7 @@ func appOn(t testing.TB, d *pgtest.DB, env map[string]string, opts Options) *App
 	require.NoError(t, err)
 	checkAgainstSpec(t, a.Echo())
 	t.Cleanup(func() { _ = a.Close() })
+	verifyAtEnd(t, a, d)
 	return a
 }
 
@@ -54,6 +55,7 @@ func TestReadyFollowsTheDatabase(t *testing.T) {
 	rec := get(a.Echo(), "/health/ready")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 
+	unverified(d, "the test drops its database")
 	pgtest.Drop(t, d)
 	// Each check's result is reused for a few seconds (httpapi checkCacheFor), so the drop shows after that.
 	require.Eventually(t, func() bool {

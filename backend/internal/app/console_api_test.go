@@ -132,6 +132,7 @@ func TestAdminDeliveriesPerHour(t *testing.T) {
 		       ('clerk',  'e3', 't', '{}', 'processed', date_trunc('hour', now()) - interval '1 hour' + interval '59 minutes'),
 		       ('paddle', 'e4', 't', '{}', 'processed', now()),
 		       ('paddle', 'e5', 't', '{}', 'processed', date_trunc('hour', now()) - interval '3 hours')`).Error)
+	claimProcessed(t, e.db)
 	get := func(q string) []map[string]any {
 		rec := e.call(t, http.MethodGet, adminAPI+"/stats/deliveries"+q, boss, "")
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())

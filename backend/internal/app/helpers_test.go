@@ -118,16 +118,21 @@ func (e *apiEnv) token(t *testing.T, clerkID string) string {
 		Email: clerkID + "@example.com", EmailVerified: true})
 }
 
-// subscribe gives clerkID a subscription in the given status, as Paddle's webhooks would have.
+// subscribe gives clerkID a subscription in the given status, as Paddle's webhooks would have: the user is on
+// the tier while the subscription grants it (paused: free).
 func (e *apiEnv) subscribe(t *testing.T, clerkID, status, tier string) {
 	t.Helper()
+	userTier := tier
+	if status == "paused" {
+		userTier = "free"
+	}
 	require.NoError(t, e.db.Gorm.Exec(`WITH u AS (
 		INSERT INTO users (clerk_user_id, email, current_tier) VALUES (?, ?, ?)
 		ON CONFLICT (clerk_user_id) DO UPDATE SET current_tier = EXCLUDED.current_tier RETURNING id)
 		INSERT INTO subscriptions (user_id, paddle_subscription_id, paddle_customer_id, paddle_price_id, tier, status,
 		   current_period_end, last_event_at)
 		SELECT id, 'sub_' || ?, 'ctm_' || ?, 'pri_' || ? || '_monthly', ?, ?, now() + interval '20 days', now() FROM u`,
-		clerkID, clerkID+"@example.com", tier, clerkID, clerkID, tier, tier, status).Error)
+		clerkID, clerkID+"@example.com", userTier, clerkID, clerkID, tier, tier, status).Error)
 }
 
 func (e *apiEnv) call(t *testing.T, method, path, token, body string) *httptest.ResponseRecorder {

@@ -90,7 +90,7 @@ func TestPeriodicTasksRunOnTheWorkers(t *testing.T) {
 	require.Eventually(t, func() bool {
 		var names []string
 		require.NoError(t, e.db.Gorm.Raw(`SELECT args->>'name' FROM river_job WHERE kind = 'task' AND state = 'completed' ORDER BY 1`).Scan(&names).Error)
-		return strings.Join(names, ",") == "archive-partitions,expire-credits,expire-subscriptions,hard-delete-accounts,monthly-grants,purge-archive,purge-audit,purge-usage,reconcile-credits,usage-notifications,usage-partitions"
+		return strings.Join(names, ",") == "archive-partitions,expire-credits,expire-subscriptions,hard-delete-accounts,monthly-grants,purge-archive,purge-audit,purge-usage,reconcile-credits,usage-notifications,usage-partitions,verify"
 	}, 20*time.Second, 100*time.Millisecond)
 	cancel()
 	require.NoError(t, <-done)
@@ -98,7 +98,7 @@ func TestPeriodicTasksRunOnTheWorkers(t *testing.T) {
 	require.Contains(t, rec.Body.String(), `fabrica_jobs_total{kind="task",outcome="completed"}`)
 
 	for _, name := range []string{"reconcile-credits", "expire-credits", "expire-subscriptions", "monthly-grants", "hard-delete-accounts", "archive-partitions",
-		"purge-archive", "purge-audit", "usage-notifications", "usage-partitions", "purge-usage"} {
+		"purge-archive", "purge-audit", "usage-notifications", "usage-partitions", "purge-usage", "verify"} {
 		_, err := e.app.RunTask(context.Background(), name)
 		require.NoError(t, err, name)
 	}

@@ -108,6 +108,7 @@ func TestMetricsOverview(t *testing.T) {
 	require.Equal(t, http.StatusOK, deliver(e.app.Echo(), webhook.ProviderClerk, h, body).Code)
 	// The ledger: 100 granted, 30 spent, 10 refunded, 12 expired of which 8 rolled over today; an old grant
 	// outside the window.
+	unverified(d, "the overview's ledger rows are planted by hand")
 	exec(`INSERT INTO credit_transactions (user_id, delta, kind, job_id, expires_at) SELECT id, v.delta, v.kind, v.job,
 		CASE WHEN v.kind = 'deduct' THEN now() + interval '1 hour' END FROM users,
 		(VALUES (100, 'grant', 'g1'), (-30, 'deduct', 'j1'), (10, 'refund', 'j1'), (-12, 'expire', 'expire:b1'),

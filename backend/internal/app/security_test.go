@@ -21,11 +21,14 @@ import (
 )
 
 // paddleSubscription builds a signed subscription event for subID of customerID.
+// Its billing period is the calendar month of occurred, so the snapshots of one test share one period (as
+// Paddle's do) and grant its month once.
 func paddleSubscription(t *testing.T, eventID, typ, subID, customerID string, occurred time.Time, customData map[string]any) (http.Header, []byte) {
 	t.Helper()
+	start := time.Date(occurred.Year(), occurred.Month(), 1, 0, 0, 0, 0, time.UTC)
 	body, err := json.Marshal(map[string]any{"event_id": eventID, "event_type": typ, "occurred_at": occurred, "data": map[string]any{
 		"id": subID, "status": "active", "customer_id": customerID, "custom_data": customData,
-		"current_billing_period": map[string]any{"starts_at": occurred, "ends_at": occurred.AddDate(0, 1, 0)},
+		"current_billing_period": map[string]any{"starts_at": start, "ends_at": start.AddDate(0, 1, 0)},
 		"items":                  []any{map[string]any{"price": map[string]any{"id": "pri_pro_monthly"}}},
 	}})
 	require.NoError(t, err)

@@ -65,6 +65,9 @@ func (a *App) tasks() []jobs.Task {
 			n, err := audit.Purge(ctx, a.db, account.AuditRetention(now, a.cfg.AuditRetention, a.cfg.AuditConsentRetention), purgeBatch)
 			return jobs.Report{"deleted": n}, err
 		}},
+		// Daily: every consistency check in one read-only snapshot, and a mail to the operators about each
+		// violation no earlier run reported (docs/operations.md, *Verify*). It fixes nothing.
+		{Name: "verify", Every: 24 * time.Hour, Run: a.verifyTask},
 	}, slices.Concat(a.usageTasks(), a.catchupTasks(), a.blocklistTasks())...)
 }
 

@@ -2,6 +2,7 @@ package credits
 
 import (
 	"context"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -51,7 +52,49 @@ var ledgerChecks = []struct{ name, doc, query string }{
 		   FROM credit_balances c JOIN credit_buckets b ON b.user_id = c.user_id
 		  WHERE ` + balanceScope + ` AND b.remaining > 0 AND b.expires_at IS NOT NULL
 		    AND (c.next_expiry_at IS NULL OR c.next_expiry_at > b.expires_at)`},
+	{"ledger.job_lifecycle", "each job's movements tell one story: a deduct, then at most one refund of its amount; a failure returned its credits; a completion after the orphan refund charged it again; no deduct left unsettled an hour past its deadline",
+		`SELECT j.user_id::text || ' ' || j.job_id AS subject, j.problem AS detail FROM (
+		   SELECT user_id, job_id, CASE
+		     WHEN deducts = 0 THEN format('%s without a deduct', kinds)
+		     WHEN refunds > 1 THEN format('refunded twice (%s)', kinds)
+		     WHEN refunds = 1 AND refunded <> -deduct THEN format('refund of %s for a deduct of %s', refunded, deduct)
+		     WHEN completed AND failed THEN 'both completed and failed'
+		     WHEN failed AND refunds = 0 THEN format('failed, but its %s credits were not returned', -deduct)
+		     WHEN completed AND refunds = 1 AND NOT orphaned THEN 'completed after its credits were returned for a failure'
+		     WHEN completed AND orphaned AND recharges = 0 THEN format('completed after the orphan refund, but the %s credits were not charged again', -deduct)
+		     WHEN recharges > 0 AND NOT (completed AND orphaned) THEN 'charged again without an orphan refund and a completion'
+		     WHEN recharges > 0 AND recharged <> deduct THEN format('charged again %s for a deduct of %s', -recharged, -deduct)
+		     WHEN NOT (completed OR failed) AND refunds = 0 AND deadline < now() - make_interval(secs => @grace)
+		       THEN format('deduct of %s past its deadline %s with no completion, failure or refund: the reconciler is behind', -deduct, deadline)
+		   END AS problem
+		   FROM (SELECT user_id, job_id,
+		                count(*) FILTER (WHERE kind = 'deduct') AS deducts,
+		                min(delta) FILTER (WHERE kind = 'deduct') AS deduct,
+		                min(expires_at) FILTER (WHERE kind = 'deduct') AS deadline,
+		                count(*) FILTER (WHERE kind IN ('refund', 'reconciler_refund')) AS refunds,
+		                coalesce(sum(delta) FILTER (WHERE kind IN ('refund', 'reconciler_refund')), 0) AS refunded,
+		                bool_or(kind = 'reconciler_refund') AS orphaned,
+		                bool_or(kind = 'task_completed') AS completed,
+		                bool_or(kind = 'task_failed') AS failed,
+		                count(*) FILTER (WHERE kind = 'recharge') AS recharges,
+		                coalesce(sum(delta) FILTER (WHERE kind = 'recharge'), 0) AS recharged,
+		                string_agg(kind, ', ' ORDER BY kind) AS kinds
+		           FROM credit_transactions
+		          WHERE kind IN ` + jobKinds + ` AND ` + userScope + `
+		          GROUP BY user_id, job_id) k) j
+		  WHERE j.problem IS NOT NULL`},
 }
+
+// jobKinds are the movements of a job's lifecycle: the deduct and everything that may follow it.
+const jobKinds = `('deduct', 'refund', 'reconciler_refund', 'task_completed', 'task_failed', 'recharge')`
+
+// OrphanGrace is how long past its deadline a deduct may wait for the reconciler (every minute, a batch
+// a run) before verify reports it.
+const OrphanGrace = time.Hour
+
+// GrantView is the ledger's grants as other packages' checks read them (docs/architecture.md, the
+// verify views): one row per grant movement, with its user, key (job_id), amount (delta) and time.
+const GrantView = `SELECT id, user_id, job_id, delta, created_at FROM credit_transactions WHERE kind = 'grant'`
 
 // The per-user scope of each query: @user is NULL for the whole ledger.
 const (
@@ -67,11 +110,7 @@ func Checks() []verify.Check {
 	for _, c := range ledgerChecks {
 		out = append(out, verify.Check{Name: c.name, Area: "ledger", Doc: c.doc,
 			Run: func(ctx context.Context, tx *gorm.DB, s verify.Scope) ([]verify.Violation, error) {
-				var user any
-				if s.UserID != nil {
-					user = s.UserID.String()
-				}
-				return verify.Rows(ctx, tx, c.name, c.query, map[string]any{"user": user})
+				return verify.Rows(ctx, tx, c.name, c.query, map[string]any{"user": s.User(), "grace": OrphanGrace.Seconds()})
 			}})
 	}
 	return out

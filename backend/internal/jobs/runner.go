@@ -63,10 +63,13 @@ func NewRunner(ctx context.Context, cfg RunnerConfig, log *slog.Logger, workers 
 		// the rescuer waits for the larger of this and that bound, so a crashed email send is retried within
 		// about two minutes (plus the rescuer's 30 s tick) and a long task only after its own timeout.
 		RescueStuckJobsAfter: RescueStuckJobsAfter,
-		Logger:               log,
-		PollOnly:             cfg.SimpleProtocol,
-		Workers:              workers,
-		PeriodicJobs:         periodic,
+		// River's defaults, stated: `fabrica verify` counts jobs only as far back as these keep them.
+		CompletedJobRetentionPeriod: KeptFor,
+		CancelledJobRetentionPeriod: KeptFor,
+		Logger:                      log,
+		PollOnly:                    cfg.SimpleProtocol,
+		Workers:                     workers,
+		PeriodicJobs:                periodic,
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cfg.MaxWorkers},
 			QueueEmail:         {MaxWorkers: cfg.MaxWorkers},
