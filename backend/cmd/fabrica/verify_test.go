@@ -29,13 +29,13 @@ func exitCode(err error) int {
 func TestVerifyCommand(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)
-	env := map[string]string{"APP_ENV": "test", "DATABASE_URL": d.URL}
+	env := map[string]string{"APP_ENV": "development", "DATABASE_URL": d.URL}
 
 	out, _, err := runWith(t, env, "verify")
 	require.NoError(t, err)
 	require.Contains(t, out, "CHECK")
 	for _, name := range []string{"ledger.balance_is_sum_of_movements", "billing.tier_follows_subscriptions",
-		"webhooks.claim_is_archived", "sync.paddle_cursor", "account.welcome_email_once", "jobs.email_key_once"} {
+		"webhooks.claim_is_archived", "sync.paddle_cursor", "account.welcome_email_once", "jobs.email_key_once", "usage.counter_is_sum_of_events"} {
 		require.Contains(t, out, name)
 	}
 	require.Contains(t, out, " 0 violation(s) in 0 check(s)")
@@ -85,10 +85,10 @@ func TestVerifyCommand(t *testing.T) {
 func TestVerifyCommandErrorsExitTwo(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)
-	env := map[string]string{"APP_ENV": "test", "DATABASE_URL": d.URL}
-	_, _, err := runWith(t, env, "verify", "usage")
+	env := map[string]string{"APP_ENV": "development", "DATABASE_URL": d.URL}
+	_, _, err := runWith(t, env, "verify", "nosuch")
 	require.Equal(t, exitError, exitCode(err))
-	require.ErrorContains(t, err, `unknown area "usage"`)
+	require.ErrorContains(t, err, `unknown area "nosuch"`)
 
 	_, stderr, err := runWith(t, env, "verify", "--user", "42")
 	require.Equal(t, exitError, exitCode(err))

@@ -21,6 +21,7 @@ import (
 func TestErasureLeavesNothingThatIdentifiesTheUser(t *testing.T) {
 	t.Parallel()
 	e := newAdminEnv(t)
+	unverified(e.db, "archive rows from before subjects existed are planted by hand, without their claims")
 	h := e.app.Echo()
 	now := time.Now()
 	for _, u := range []struct{ id, mail string }{{"user_forget", "Forget@Example.com"}, {"user_keep", "keep@example.com"}} {

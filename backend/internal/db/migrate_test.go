@@ -236,7 +236,8 @@ func TestLedgerMigrationCarriesExistingLedgersOver(t *testing.T) {
 		    ('user_b', -10, 'deduct', 'job-1', '2026-01-02'),
 		    ('user_b', 10, 'reconciler_refund', 'job-1', '2026-01-03'),
 		    ('user_b', -30, 'deduct', 'job-2', '2026-01-04'),
-		    ('user_b', -10, 'recharge', 'job-1', '2026-01-05')
+		    ('user_b', -10, 'recharge', 'job-1', '2026-01-05'),
+		    ('user_b', 0, 'task_completed', 'job-1', '2026-01-05')
 		  ) AS v(clerk, delta, kind, job_id, at) JOIN users u ON u.clerk_user_id = v.clerk`).Error)
 
 	_, err = m.Up(ctx)
