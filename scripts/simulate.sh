@@ -63,14 +63,13 @@ for seed in $seeds; do
   "$bin" simulate $scenarios --dir "$root/scenarios" --url "$url" --chaos --seed "$seed" --against "$tmp/orderly"
   timings+=("$(printf '%4ds  chaos, seed %s' $((SECONDS - step_start)) "$seed")")
 done
-# fabrica verify checks the whole database's invariants (ledger, tiers, grants); a build without the
-# command yet says so and goes on.
-if "$bin" help 2>/dev/null | grep -q '^  verify '; then
-  step_start=$SECONDS
-  "$bin" verify
-  timings+=("$(printf '%4ds  fabrica verify' $((SECONDS - step_start)))")
-else
-  echo "simulate: fabrica verify: skipped (this build has no verify command yet)"
-fi
+# fabrica verify checks the whole database's invariants (ledger, tiers, grants). Each scenario plays in its
+# own stretch of simulated time, so the clock ends wherever the last one left it, before the end of some
+# other scenario's periods: the invariants are judged once every period is over, with the clock moved past
+# all of them (the move runs the jobs that came due: the downgrades, the expiries, the refunds).
+step_start=$SECONDS
+"$bin" dev clock set 2040-01-01T00:00:00Z --url "$url" >/dev/null
+"$bin" verify
+timings+=("$(printf '%4ds  fabrica verify (the clock past every scenario)' $((SECONDS - step_start)))")
 printf 'simulate: %s\n' "${timings[@]}"
 echo "simulate: passed in $((SECONDS - started))s"

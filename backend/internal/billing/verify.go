@@ -39,7 +39,7 @@ func (s *Service) Checks() []verify.Check {
 	args := func(sc verify.Scope) map[string]any {
 		return map[string]any{"user": sc.User(), "free": s.tiers.Free().Name, "ranks": string(rankJSON),
 			"access": AccessStatuses, "grant": grantStatuses, "lag": jobLag.Seconds(), "base": baseGrantKey,
-			"apart": monthsApart.Seconds()}
+			"apart": monthsApart.Seconds(), "now": sc.At()}
 	}
 	check := func(name, doc, query string) verify.Check {
 		return verify.Check{Name: name, Area: "billing", Doc: doc,
@@ -60,7 +60,7 @@ func (s *Service) Checks() []verify.Check {
 			        format('%s subscription: next month due at %s, still not looked at: the monthly-grants job is behind', status, next_grant_at) AS detail
 			   FROM subscriptions
 			  WHERE next_grant_at IS NOT NULL AND status IN @grant AND access_revoked_at IS NULL
-			    AND greatest(next_grant_at, updated_at) < now() - make_interval(secs => @lag) AND `+userScope),
+			    AND greatest(next_grant_at, updated_at) < coalesce(CAST(@now AS timestamptz), now()) - make_interval(secs => @lag) AND `+userScope),
 	}
 }
 
@@ -74,9 +74,9 @@ var tierQuery = `WITH ranks AS (
 	  SELECT name, ord FROM jsonb_array_elements_text(CAST(@ranks AS jsonb)) WITH ORDINALITY AS r(name, ord)
 	), subs AS (
 	  SELECT user_id, paddle_subscription_id, tier::text AS tier, status, created_at, (SELECT ord FROM ranks WHERE name = tier) AS rank,
-	         access_revoked_at IS NULL AND (status IN @access OR (status = 'canceled' AND coalesce(current_period_end > now(), false))) AS grants,
-	         access_revoked_at IS NULL AND status = 'canceled' AND expired_at IS NULL AND current_period_end <= now()
-	           AND greatest(current_period_end, updated_at) > now() - make_interval(secs => @lag) AS lagging
+	         access_revoked_at IS NULL AND (status IN @access OR (status = 'canceled' AND coalesce(current_period_end > coalesce(CAST(@now AS timestamptz), now()), false))) AS grants,
+	         access_revoked_at IS NULL AND status = 'canceled' AND expired_at IS NULL AND current_period_end <= coalesce(CAST(@now AS timestamptz), now())
+	           AND greatest(current_period_end, updated_at) > coalesce(CAST(@now AS timestamptz), now()) - make_interval(secs => @lag) AS lagging
 	    FROM subscriptions WHERE ` + userScope + `
 	), expected AS (
 	  SELECT user_id,

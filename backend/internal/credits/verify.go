@@ -64,7 +64,7 @@ var ledgerChecks = []struct{ name, doc, query string }{
 		     WHEN completed AND orphaned AND recharges = 0 THEN format('completed after the orphan refund, but the %s credits were not charged again', -deduct)
 		     WHEN recharges > 0 AND NOT (completed AND orphaned) THEN 'charged again without an orphan refund and a completion'
 		     WHEN recharges > 0 AND recharged <> deduct THEN format('charged again %s for a deduct of %s', -recharged, -deduct)
-		     WHEN NOT (completed OR failed) AND refunds = 0 AND deadline < now() - make_interval(secs => @grace)
+		     WHEN NOT (completed OR failed) AND refunds = 0 AND deadline < coalesce(CAST(@now AS timestamptz), now()) - make_interval(secs => @grace)
 		       THEN format('deduct of %s past its deadline %s with no completion, failure or refund: the reconciler is behind', -deduct, deadline)
 		   END AS problem
 		   FROM (SELECT user_id, job_id,
@@ -110,7 +110,7 @@ func Checks() []verify.Check {
 	for _, c := range ledgerChecks {
 		out = append(out, verify.Check{Name: c.name, Area: "ledger", Doc: c.doc,
 			Run: func(ctx context.Context, tx *gorm.DB, s verify.Scope) ([]verify.Violation, error) {
-				return verify.Rows(ctx, tx, c.name, c.query, map[string]any{"user": s.User(), "grace": OrphanGrace.Seconds()})
+				return verify.Rows(ctx, tx, c.name, c.query, map[string]any{"user": s.User(), "now": s.At(), "grace": OrphanGrace.Seconds()})
 			}})
 	}
 	return out

@@ -34,6 +34,20 @@ type Violation struct {
 type Scope struct {
 	// UserID limits the checks that are per user to that user (others run whole).
 	UserID *uuid.UUID
+	// Now is the application's clock, for checks that compare with times the application decided by it
+	// (a period's end, a deduct's deadline); zero: the database's now(). In development the clock may
+	// have been moved (docs/simulate.md), and a check on the database's time would then judge a
+	// simulated month by the real one.
+	Now time.Time
+}
+
+// At is the scope's time as a query parameter (nil: the database's now(); spell it
+// coalesce(CAST(@now AS timestamptz), now()) in SQL).
+func (s Scope) At() any {
+	if s.Now.IsZero() {
+		return nil
+	}
+	return s.Now
 }
 
 // User is the scope's user as a query parameter: its id as text, or nil (SQL NULL) for every user.
