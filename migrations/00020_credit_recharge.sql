@@ -11,11 +11,11 @@ ALTER TABLE credit_transactions ADD CONSTRAINT ck_credit_transactions_kind_delta
 );
 
 -- +goose Down
--- Fails while a recharge row exists: the old constraint cannot hold that ledger, and ledger rows are never
--- deleted to make it fit.
+-- NOT VALID: movements of the kinds this migration added stay as they are (ledger rows are never deleted or
+-- rewritten, and the older code's SUM(delta) still counts them right); only new rows must fit the old kinds.
 ALTER TABLE credit_transactions DROP CONSTRAINT ck_credit_transactions_kind_delta;
 ALTER TABLE credit_transactions ADD CONSTRAINT ck_credit_transactions_kind_delta CHECK (
     (kind IN ('grant', 'refund', 'reconciler_refund') AND delta > 0)
     OR (kind = 'deduct' AND delta < 0)
     OR (kind IN ('task_completed', 'task_failed') AND delta = 0)
-);
+) NOT VALID;

@@ -139,12 +139,12 @@ DROP FUNCTION credit_allocations_append_only();
 DROP TABLE credit_buckets;
 DROP TABLE credit_balances;
 DROP INDEX ix_credit_transactions_user_grants;
--- Fails while a movement of a kind this migration added exists: the old constraint cannot hold that
--- ledger, and ledger rows are never deleted to make it fit.
+-- NOT VALID: movements of the kinds this migration added stay as they are (ledger rows are never deleted or
+-- rewritten, and the older code's SUM(delta) still counts them right); only new rows must fit the old kinds.
 ALTER TABLE credit_transactions DROP CONSTRAINT ck_credit_transactions_kind_delta;
 ALTER TABLE credit_transactions ADD CONSTRAINT ck_credit_transactions_kind_delta CHECK (
     (kind IN ('grant', 'refund', 'reconciler_refund') AND delta > 0)
     OR (kind IN ('deduct', 'recharge') AND delta < 0)
     OR (kind IN ('task_completed', 'task_failed') AND delta = 0)
-);
+) NOT VALID;
 ALTER TABLE credit_transactions DROP COLUMN allocated;
