@@ -100,3 +100,13 @@ func (s *Service) At(t time.Time) *Service {
 	c.cfg.Now = func() time.Time { return t }
 	return &c
 }
+
+// CheckSQL is the query of the ledger check name, with @user for its scope.
+func CheckSQL(name string) string {
+	for _, c := range ledgerChecks {
+		if c.name == name {
+			return c.query
+		}
+	}
+	return ""
+}
