@@ -110,3 +110,13 @@ func CheckSQL(name string) string {
 	}
 	return ""
 }
+
+// ExpireBatch is one batch of ExpireDue: its own transaction, what it wrote off and how many candidates
+// it had.
+func (s *Service) ExpireBatch(ctx context.Context, now time.Time) (n, candidates int, err error) {
+	n, _, candidates, _, err = s.expireBatch(ctx, now)
+	return n, candidates, err
+}
+
+// ExpiryBatch is the most buckets one batch of ExpireDue writes off.
+const ExpiryBatch = expiryBatch
