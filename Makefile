@@ -95,6 +95,7 @@ bench: ## Go benchmarks, then the load benchmarks: server vs pgbench on one clus
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	scripts/bench.sh
 	scripts/bench-usage.sh
+	scripts/bench-ledger.sh
 
 .PHONY: disposable-update
 disposable-update: ## re-download the embedded disposable-email blocklist from npm: make disposable-update version=1.26.0

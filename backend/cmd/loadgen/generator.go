@@ -81,28 +81,38 @@ func (g *generator) run(ctx context.Context) (report, error) {
 	measureFrom := start.Add(g.opts.warmup)
 	stopAt := measureFrom.Add(g.opts.duration)
 	lat := make([][]time.Duration, g.opts.senders)
+	pairLat := make([][]time.Duration, g.opts.senders)
 	var wg sync.WaitGroup
 	for i := range g.opts.senders {
-		wg.Go(func() { lat[i] = g.sender(ctx, measureFrom, stopAt) })
+		wg.Go(func() { lat[i], pairLat[i] = g.sender(ctx, measureFrom, stopAt) })
 	}
 	wg.Wait()
 	elapsed := time.Since(measureFrom)
 	rep := newReport(g.opts, lat, elapsed, g.errors, g.firstErr)
 	rep.Sent, rep.Recorded, rep.Refused = g.sent.Load(), g.recorded.Load(), g.refused.Load()
+	if g.paired() {
+		pair := newReport(g.opts, pairLat, elapsed, 0, "")
+		rep.PairDeliveries, rep.PairP50MS, rep.PairP99MS = pair.Deliveries, pair.P50MS, pair.P99MS
+	}
 	return rep, nil
 }
 
 // sender keeps one request in flight until stopAt or the budget runs out, and returns the latencies of
-// the deliveries it started at or after measureFrom.
-func (g *generator) sender(ctx context.Context, measureFrom, stopAt time.Time) []time.Duration {
-	lat := make([]time.Duration, 0, 1024)
-	for ctx.Err() == nil && time.Now().Before(stopAt) && g.budget.Add(-1) >= 0 {
+// the deliveries it started at or after measureFrom: in a paired run, every other request is the pair's
+// (creditsPaired), and its latencies are returned apart.
+func (g *generator) sender(ctx context.Context, measureFrom, stopAt time.Time) (lat, pairLat []time.Duration) {
+	lat = make([]time.Duration, 0, 1024)
+	for n := 0; ctx.Err() == nil && time.Now().Before(stopAt) && g.budget.Add(-1) >= 0; n++ {
+		pair := g.paired() && n%2 == 1
 		began := time.Now()
 		var took time.Duration
 		var err error
-		if isUsageMode(g.opts.mode) {
+		switch {
+		case isUsageMode(g.opts.mode):
 			took, err = g.sendUsage(ctx)
-		} else {
+		case isCreditsMode(g.opts.mode):
+			took, err = g.sendCredits(ctx, pair)
+		default:
 			took, err = g.send(ctx, g.next(), g.seed != nil)
 		}
 		switch {
@@ -110,11 +120,14 @@ func (g *generator) sender(ctx context.Context, measureFrom, stopAt time.Time) [
 			if ctx.Err() == nil { // an interrupted run is not a failed delivery
 				g.recordError(err)
 			}
-		case !began.Before(measureFrom):
+		case began.Before(measureFrom):
+		case pair:
+			pairLat = append(pairLat, took)
+		default:
 			lat = append(lat, took)
 		}
 	}
-	return lat
+	return lat, pairLat
 }
 
 // next is the delivery to send: the seed in dup mode, else a new event.

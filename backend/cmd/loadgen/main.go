@@ -7,6 +7,7 @@
 //	loadgen -mode bare -senders 8 -duration 8s              a new event per delivery of a type no handler takes
 //	loadgen -mode ready -wait-ready 60s                     only wait for GET /health/ready to answer 200
 //	loadgen -mode usage|usage-batch|usage-hot|entitlements  the usage API (usage.go)
+//	loadgen -mode spend|spend-hot|credits                   the credit ledger's API (credits.go)
 //
 // It talks only to a loopback address and stops by itself after -warmup plus -duration, or after -max
 // deliveries, whichever comes first. It prints one JSON line on stdout and a human line on stderr, and
@@ -51,6 +52,9 @@ type options struct {
 	// The usage modes' (usage.go).
 	workerKey, token, feature string
 	users, batch, hotUser     int
+	// The credit modes' pair (credits.go).
+	pairToken string
+	pairUser  int
 }
 
 // errUsage means the flag package already printed the problem.
@@ -109,12 +113,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.mode, "mode", modeNew, "new (a new event per delivery), dup (one event replayed), bare (new events no handler takes) or ready")
 	fs.DurationVar(&o.waitReady, "wait-ready", 0, "first wait up to this long for GET /health/ready to answer 200")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "bound of one request")
-	fs.StringVar(&o.workerKey, "worker-key", "", "worker key of the usage modes (one of the server's WORKER_API_KEYS)")
-	fs.StringVar(&o.token, "token", "", "session token of -mode entitlements")
+	fs.StringVar(&o.workerKey, "worker-key", "", "worker key of the usage and spend modes (one of the server's WORKER_API_KEYS)")
+	fs.StringVar(&o.token, "token", "", "session token of -mode entitlements and -mode credits")
 	fs.StringVar(&o.feature, "feature", "api_calls", "feature of the usage modes")
-	fs.IntVar(&o.users, "users", 10000, "usage modes: events go to bench users 1..users")
+	fs.IntVar(&o.users, "users", 10000, "usage modes and spend: events and spends go to bench users 1..users")
 	fs.IntVar(&o.batch, "batch", 100, "usage-batch: events per request (1-1000)")
-	fs.IntVar(&o.hotUser, "hot-user", 1, "usage-hot: the one bench user")
+	fs.IntVar(&o.hotUser, "hot-user", 1, "usage-hot and spend-hot: the one bench user")
+	fs.IntVar(&o.pairUser, "pair-user", 0, "spend-hot: alternate with this bench user, reported apart (pair_p50_ms)")
+	fs.StringVar(&o.pairToken, "pair-token", "", "credits: alternate with this session token, reported apart (pair_p50_ms)")
 	if err := fs.Parse(args); err != nil {
 		return o, errUsage
 	}
@@ -122,8 +128,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	switch {
 	case fs.NArg() > 0:
 		problem = "unexpected argument " + fs.Arg(0)
-	case o.mode != modeNew && o.mode != modeDup && o.mode != modeBare && o.mode != modeReady && !isUsageMode(o.mode):
-		problem = "-mode must be new, dup, bare, ready, usage, usage-batch, usage-hot or entitlements"
+	case o.mode != modeNew && o.mode != modeDup && o.mode != modeBare && o.mode != modeReady && !isUsageMode(o.mode) && !isCreditsMode(o.mode):
+		problem = "-mode must be new, dup, bare, ready, usage, usage-batch, usage-hot, entitlements, spend, spend-hot or credits"
 	case o.users < 1 || o.batch < 1 || o.batch > 1000:
 		problem = "-users must be positive, -batch between 1 and 1000"
 	case o.senders < 1 || o.senders > 1024:

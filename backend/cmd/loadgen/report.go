@@ -26,6 +26,10 @@ type report struct {
 	// Recorded and Refused count the events of the usage modes (refused: at a block limit).
 	Recorded int64 `json:"recorded,omitempty"`
 	Refused  int64 `json:"refused,omitempty"`
+	// The pair's requests of a paired run (-pair-user, -pair-token); the fields above cover the others.
+	PairDeliveries int64   `json:"pair_deliveries,omitempty"`
+	PairP50MS      float64 `json:"pair_p50_ms,omitempty"`
+	PairP99MS      float64 `json:"pair_p99_ms,omitempty"`
 }
 
 func newReport(opts options, perSender [][]time.Duration, elapsed time.Duration, errors int64, firstErr string) report {

@@ -151,3 +151,37 @@ func TestCorrectionRacingSpendsNeverGoesBelowZero(t *testing.T) {
 	require.False(t, negative)
 	mustVerify(t, d)
 }
+
+// Spends of a user with credits to spare and one bucket past its expiry, racing each other and the expiry
+// job: whichever transaction writes the due bucket off first, every spend the other credits cover
+// succeeds. A spend's debit refuses while an expiry is due; the spend then takes the lock to write it off
+// itself, and used to answer "insufficient credits" when the lock's previous holder (the job, or another
+// spend) had already done so: it retried the debit only if the expiry was still due. The ledger benchmark
+// found it (L5: 94 refusals in 40,000 spends of users holding a billion credits).
+func TestSpendsRacingTheWriteOffOfAnotherBucketAllSucceed(t *testing.T) {
+	t.Parallel()
+	for round := range 3 {
+		svc, d := setup(t)
+		ctx := context.Background()
+		user := newUser(t, svc, d, 0)
+		now := time.Now()
+		grant(t, svc, user, 1000, "forever", credits.CategoryPromotional, nil, 0)
+		grant(t, svc, user, 100, "month", credits.CategoryAllowance, at(now.Add(time.Minute)), 0)
+		later := svc.At(now.Add(time.Hour))
+		errs := race(t, d, 9, func(i int, tx *gorm.DB) error {
+			if i == 0 {
+				_, err := later.ExpireDue(ctx, now.Add(time.Hour))
+				return err
+			}
+			_, _, _, err := later.WithTx(tx).Charge(ctx, user, 1, fmt.Sprintf("c%d", i), "")
+			return err
+		})
+		require.NoError(t, errs[0])
+		ok, insufficient := tally(t, errs[1:])
+		require.Zero(t, insufficient, "round %d: a spend the balance covers was refused", round)
+		require.Equal(t, 8, ok)
+		require.Equal(t, map[string]int{"forever": 992, "month": 0}, remaining(t, d, user))
+		require.Equal(t, 1, count(t, d, credits.KindExpire), "the month written off once")
+		mustVerify(t, d)
+	}
+}

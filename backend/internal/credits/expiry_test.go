@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
@@ -245,4 +247,39 @@ func TestVerifyFindsAPlantedDifference(t *testing.T) {
 	}
 	require.Equal(t, []string{"ledger.balance_is_sum_of_movements", "ledger.balance_is_sum_of_buckets",
 		"ledger.bucket_is_sum_of_allocations"}, failed)
+}
+
+// A batch of the expiry job writes off at most ExpiryBatch buckets, however many due buckets its users
+// hold: it used to write off every due bucket of the users it locked, so users with ten due buckets each
+// made a batch of 1,000 candidates ten times as long (and held their locks that long).
+func TestExpiryBatchIsBoundedByBucketsNotUsers(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	now := time.Now()
+	users := []uuid.UUID{newUser(t, svc, d, 0), newUser(t, svc, d, 0), newUser(t, svc, d, 0)}
+	per := credits.ExpiryBatch/len(users) + 100 // more due buckets than one batch, in every user
+	require.NoError(t, d.Gorm.Transaction(func(tx *gorm.DB) error {
+		for _, u := range users {
+			for i := range per {
+				exp := now.Add(time.Duration(i) * time.Millisecond)
+				if _, _, err := svc.WithTx(tx).Grant(ctx, credits.GrantSpec{UserID: u, Amount: 1, Key: fmt.Sprint("m", i),
+					Category: credits.CategoryAllowance, ExpiresAt: &exp}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	later := svc.At(now.Add(time.Hour))
+	n, candidates, err := later.ExpireBatch(ctx, now.Add(time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, credits.ExpiryBatch, candidates)
+	require.Equal(t, credits.ExpiryBatch, n, "one batch, at most its candidates")
+	left := len(users)*per - n
+	rep, err := later.ExpireDue(ctx, now.Add(time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, left, rep.Buckets, "the next batches write off the rest")
+	require.Equal(t, len(users)*per, count(t, d, credits.KindExpire))
+	mustVerify(t, d)
 }

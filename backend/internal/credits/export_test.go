@@ -100,3 +100,23 @@ func (s *Service) At(t time.Time) *Service {
 	c.cfg.Now = func() time.Time { return t }
 	return &c
 }
+
+// CheckSQL is the query of the ledger check name, with @user for its scope.
+func CheckSQL(name string) string {
+	for _, c := range ledgerChecks {
+		if c.name == name {
+			return c.query
+		}
+	}
+	return ""
+}
+
+// ExpireBatch is one batch of ExpireDue: its own transaction, what it wrote off and how many candidates
+// it had.
+func (s *Service) ExpireBatch(ctx context.Context, now time.Time) (n, candidates int, err error) {
+	n, _, candidates, _, err = s.expireBatch(ctx, now)
+	return n, candidates, err
+}
+
+// ExpiryBatch is the most buckets one batch of ExpireDue writes off.
+const ExpiryBatch = expiryBatch

@@ -156,15 +156,21 @@ func unlessNoUser(tx *gorm.DB, userID uuid.UUID, err error) error {
 	return err
 }
 
-// retryAfterExpiry is the slow path of a refused debit: if an expiry is due, it writes off what is due
-// (under the lock) and tries the debit again.
+// retryAfterExpiry is the slow path of a refused debit: under the lock, it writes off what is due, if
+// anything, and tries the debit again. The refusal may have been for an expiry that the lock's previous
+// holder (the expiry job, another spend of the user) wrote off while this one waited for the lock: then
+// nothing is due any more, and the balance alone decides.
 func (s *Service) retryAfterExpiry(tx *gorm.DB, d draft, now time.Time) (int, bool, error) {
 	st, err := lockBalance(tx, d.userID)
-	if err != nil || !st.exists || !st.due(now) {
+	switch {
+	case err != nil || !st.exists:
 		return 0, false, err
-	}
-	if err := expireDueOf(tx, d.userID, now); err != nil {
-		return 0, false, err
+	case st.due(now):
+		if err := expireDueOf(tx, d.userID, now); err != nil {
+			return 0, false, err
+		}
+	case st.balance < d.amount:
+		return 0, false, nil // nothing due and too little: the refusal stands without another statement
 	}
 	return debit(tx, d.userID, d.amount, now)
 }
