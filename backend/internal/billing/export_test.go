@@ -1,0 +1,4 @@
+package billing
+
+// MonthlyBatch is the monthly-grants job's batch, for the tests that need more than one batch due.
+const MonthlyBatch = monthlyBatch
