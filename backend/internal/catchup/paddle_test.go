@@ -46,8 +46,9 @@ func TestPaddleSyncPullsWhatTheWebhooksMissedOnce(t *testing.T) {
 	e.events.mu.Lock()
 	first := e.events.requests[0]
 	e.events.mu.Unlock()
-	require.Equal(t, logRequest{After: catchup.EventIDAt(now.Add(-catchup.FirstLookback)), Types: strings.Join(paddleTypes, ","),
+	require.Equal(t, logRequest{After: catchup.EventIDAt(now.Add(-72 * time.Hour)), Types: strings.Join(paddleTypes, ","),
 		Auth: "Bearer " + paddleKey}, first)
+	require.Len(t, e.events.afters(), 2, "two pages: the second says there is no more")
 
 	rep, err = e.svc.SyncPaddle(context.Background())
 	require.NoError(t, err)
@@ -221,4 +222,39 @@ func TestSyncsWithoutAProviderClientAreDisabled(t *testing.T) {
 	require.ErrorIs(t, err, catchup.ErrDisabled)
 	_, err = off.SyncClerkUsers(context.Background())
 	require.ErrorIs(t, err, catchup.ErrDisabled)
+}
+
+// A run over an empty log writes no cursor: the next run still starts at its own 72-hour window.
+func TestPaddleSyncOfAnEmptyLogWritesNoCursor(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	rep, err := e.svc.SyncPaddle(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, catchup.Report{}, rep)
+	require.Empty(t, e.cursor(t))
+}
+
+// unknowing is the real pipeline whose Known never knows: the webhook claims the event between the pull's
+// check and its delivery.
+type unknowing struct{ catchup.Pipeline }
+
+func (unknowing) Known(context.Context, string, string) (bool, error) { return false, nil }
+
+// A webhook and the pull deliver the same event at once: the pull's delivery finds the claim taken, is
+// archived skipped and counted skipped, and the event has one effect.
+func TestPaddleSyncRacingTheWebhookCountsASkip(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	id, body := paddleEvent("subscription.created", now.Add(-time.Hour), false)
+	e.events.add(t, body)
+	_, err := e.pipeline.IngestTrusted(context.Background(), webhook.ProviderPaddle, webhook.SourceWebhook, http.Header{}, body)
+	require.NoError(t, err)
+
+	racing := catchup.New(catchup.Deps{DB: e.db, Pipeline: unknowing{e.pipeline}, Paddle: e.paddle, PaddleEventTypes: paddleTypes,
+		Now: func() time.Time { return now }})
+	rep, err := racing.SyncPaddle(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, catchup.Report{Listed: 1, Skipped: 1}, rep)
+	require.Equal(t, []string{"webhook/processed", "sync/skipped"}, e.archived(t, webhook.ProviderPaddle, id))
+	require.Equal(t, 1, e.applied(t, id))
 }
