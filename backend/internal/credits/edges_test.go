@@ -142,3 +142,35 @@ func TestASpendThatTimesOutIsNotAMissingUser(t *testing.T) {
 	require.Error(t, err)
 	require.NotErrorIs(t, err, db.ErrNotFound, fmt.Sprint(err))
 }
+
+// A grant's priority is 1-100 (0 takes the default) and its source fits a job id; anything else is refused
+// before a statement runs.
+func TestGrantSettingsOutOfRangeAreRefused(t *testing.T) {
+	t.Parallel()
+	svc, d := setup(t)
+	ctx := context.Background()
+	user := newUser(t, svc, d, 0)
+	for i, g := range []credits.GrantSpec{
+		{Priority: credits.MinPriority}, {Priority: credits.MaxPriority}, {Priority: 0},
+		{Source: strings.Repeat("s", credits.MaxJobIDLen)},
+	} {
+		g.UserID, g.Amount, g.Key = user, 1, fmt.Sprintf("ok-%d", i)
+		_, created, err := svc.Grant(ctx, g)
+		require.NoError(t, err, "%+v", g)
+		require.True(t, created)
+	}
+	for i, tc := range []struct {
+		g    credits.GrantSpec
+		want string
+	}{
+		{credits.GrantSpec{Priority: credits.MinPriority - 2}, "priority must be 1-100"},
+		{credits.GrantSpec{Priority: credits.MaxPriority + 1}, "priority must be 1-100"},
+		{credits.GrantSpec{Source: strings.Repeat("s", credits.MaxJobIDLen+1)}, "source is longer than 128 characters"},
+	} {
+		g := tc.g
+		g.UserID, g.Amount, g.Key = user, 1, fmt.Sprintf("bad-%d", i)
+		_, _, err := svc.Grant(ctx, g)
+		require.ErrorContains(t, err, tc.want, "%+v", g)
+	}
+	require.Equal(t, 4, balance(t, svc, user))
+}
