@@ -44,3 +44,59 @@ func TestALateEarlierPeriodTransactionDoesNotShieldTheCurrentPeriodFromARefund(t
 		})
 	}
 }
+
+// adjustmentAction is an approved full adjustment of action (refund, chargeback, credit...) of txn.
+func adjustmentAction(eventID, action, txn string, sub any) []byte {
+	b, _ := json.Marshal(map[string]any{"event_id": eventID, "event_type": "adjustment.created", "occurred_at": t0.Add(2 * time.Hour),
+		"data": map[string]any{"id": "adj_" + eventID, "action": action, "status": "approved", "type": "full",
+			"transaction_id": txn, "subscription_id": sub, "customer_id": "ctm_1"}})
+	return b
+}
+
+// Which approved full adjustments of the paying transaction revoke access: a refund and a chargeback, not a
+// credit (money moved to the customer's balance, the period still paid for). An adjustment of a one-off
+// purchase has no subscription: audited, nothing else.
+func TestWhichAdjustmentsRevokeAccess(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ action, wantTier string }{{"chargeback", "free"}, {"refund", "free"}, {"credit", "pro"}} {
+		t.Run(tc.action, func(t *testing.T) {
+			t.Parallel()
+			f := setup(t)
+			f.mustDeliver(t, f.created(t0, "evt_c").payload())
+			f.mustDeliver(t, adjustmentAction("evt_a", tc.action, "txn_1", "sub_1"))
+			require.Equal(t, tc.wantTier, f.state(t).UserTier)
+		})
+	}
+	t.Run("one-off", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t)
+		f.mustDeliver(t, adjustmentAction("evt_a1", "refund", "txn_one_off", nil))
+		f.mustDeliver(t, adjustmentAction("evt_a2", "refund", "txn_one_off", ""))
+		var audits int
+		require.NoError(t, f.db.Raw(`SELECT count(*) FROM audit_logs WHERE action = 'adjustment.created'`).Scan(&audits).Error)
+		require.Equal(t, 2, audits)
+	})
+}
+
+// The transaction that paid the period arrives again after its refund (its transaction.completed
+// delivered late, after the subscription.created that named it): it is the same payment, refunded, so it
+// must not lift the revocation. A subscription created without a transaction (a trial) takes its first
+// paying transaction as the payer.
+func TestTheRefundedPaymentArrivingAgainKeepsAccessRevoked(t *testing.T) {
+	t.Parallel()
+	subID := "sub_1"
+	f := setup(t)
+	f.mustDeliver(t, f.created(t0, "evt_c").payload()) // names txn_1
+	f.mustDeliver(t, adjustmentOf("sub_1", "txn_1", t0.Add(time.Hour)))
+	require.Equal(t, "free", f.state(t).UserTier)
+	f.mustDeliver(t, txnCompleted("evt_txn_1", "txn_1", &subID, "web", "1500", p1Start, p1End))
+	require.Equal(t, "free", f.state(t).UserTier, "the refunded payment itself restores nothing")
+
+	f = setup(t)
+	trial := f.created(t0, "evt_c")
+	trial.txn = ""
+	f.mustDeliver(t, trial.payload())
+	f.mustDeliver(t, txnCompleted("evt_txn_2", "txn_2", &subID, "web", "1500", p1Start, p1End))
+	f.mustDeliver(t, adjustmentOf("sub_1", "txn_2", t0.Add(time.Hour)))
+	require.Equal(t, "free", f.state(t).UserTier, "txn_2 became the payer")
+}
