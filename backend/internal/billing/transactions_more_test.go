@@ -48,6 +48,10 @@ func TestAPayingTransactionWithoutAPeriodIsRecorded(t *testing.T) {
 	f := setup(t)
 	f.mustDeliver(t, f.created(t0, "evt_c").payload())
 	f.mustDeliver(t, txnCompleted("evt_upd", "txn_upd", &subID, "subscription_update", "700", time.Time{}, time.Time{}))
+	var audited int
+	require.NoError(t, f.db.Raw(`SELECT count(*) FROM audit_logs a JOIN users u ON u.id = a.user_id
+		WHERE a.action = 'transaction.completed' AND a.resource_id = 'txn_upd' AND u.clerk_user_id = 'user_1'`).Scan(&audited).Error)
+	require.Equal(t, 1, audited, "audited with the subscription's user")
 	f.mustDeliver(t, adjustmentOf("sub_1", "txn_upd", t0.Add(2*time.Hour)))
 	require.Equal(t, "free", f.state(t).UserTier)
 
