@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -217,4 +218,34 @@ func TestAnArchivedBodyThatIsNotJSONIsNotReplayed(t *testing.T) {
 	_, err := f.pipeline.Replay(context.Background(), mustUUID(t, id))
 	require.ErrorIs(t, err, webhook.ErrMalformedArchive)
 	require.Zero(t, f.effects(t))
+}
+
+// The envelope's limits are the columns': an event id of 255 characters and a type of 128 are stored and
+// processed; one more, or a NUL (which Postgres cannot store) in either, makes a malformed delivery (archived
+// failed, answered without an error) instead of a failed insert retried forever.
+func TestEnvelopeLimitsAreTheColumns(t *testing.T) {
+	t.Parallel()
+	f := outcomeSetup(t)
+	long := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
+	for _, tc := range []struct {
+		name, id, typ, wantStatus string
+	}{
+		{"longest id", long("evt_", 255), "effect.happened", webhook.StatusProcessed},
+		{"longest type", "evt_long_type", long("t.", 128), webhook.StatusIgnored},
+		{"id too long", long("evt_", 256), "effect.happened", webhook.StatusFailed},
+		{"type too long", "evt_longer_type", long("t.", 129), webhook.StatusFailed},
+		{"NUL in the id", "evt_\x00x", "effect.happened", webhook.StatusFailed},
+		{"NUL in the type", "evt_nul_type", "effect.\x00", webhook.StatusFailed},
+	} {
+		body, err := json.Marshal(map[string]any{"event_id": tc.id, "event_type": tc.typ, "data": map[string]any{}})
+		require.NoError(t, err)
+		h := http.Header{}
+		h.Set(webhook.PaddleSignatureHeader, webhook.SignPaddle(secret, time.Now(), body))
+		res, err := f.pipeline.Ingest(context.Background(), webhook.ProviderPaddle, h, body)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.wantStatus, res.Status, tc.name)
+		if tc.wantStatus == webhook.StatusFailed {
+			require.Equal(t, webhook.ReasonMalformed, res.Reason, tc.name)
+		}
+	}
 }
