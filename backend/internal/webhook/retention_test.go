@@ -29,16 +29,16 @@ func TestEnsurePartitionsKeepsMonthsAhead(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, f.db.Exec(`CREATE TABLE webhook_events_imported PARTITION OF webhook_events
 		FOR VALUES FROM ('2001-01-01') TO ('2001-02-01')`).Error)
-	at := time.Date(2031, 11, 15, 12, 0, 0, 0, time.UTC) // far past the months the migration made
+	at := time.Date(2091, 11, 15, 12, 0, 0, 0, time.UTC) // far past the months the migration made
 	n, err := webhook.EnsurePartitions(ctx, f.db, at)
 	require.NoError(t, err)
 	require.Equal(t, webhook.PartitionsAhead+1, n)
 	parts := f.archivePartitions(t)
 	for _, want := range []string{"webhook_events_imported", "webhook_events_y2091m11", "webhook_events_y2091m12",
-		"webhook_events_y2032m01", "webhook_events_y2032m02"} {
+		"webhook_events_y2092m01", "webhook_events_y2092m02"} {
 		require.Contains(t, parts, want)
 	}
-	require.NotContains(t, parts, "webhook_events_y2032m03")
+	require.NotContains(t, parts, "webhook_events_y2092m03")
 
 	n, err = webhook.EnsurePartitions(ctx, f.db, at)
 	require.NoError(t, err)
