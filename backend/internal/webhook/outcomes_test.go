@@ -130,6 +130,10 @@ func TestEveryDeliveryOutcomeIsObservedAndLogged(t *testing.T) {
 	require.Equal(t, []string{"effect.happened processed", "effect.happened skipped", "customer.updated ignored",
 		"customer.updated skipped", "handler.fails failed", " unauthorized"}, f.observed.outcomes)
 	require.Equal(t, 1, f.effects(t), "the failed handler's effect rolled back")
+	var failures int
+	require.NoError(t, f.db.Raw(`SELECT count(*) FROM audit_logs WHERE action = 'webhook.failed' AND resource_id = 'paddle:evt_fails'`).
+		Scan(&failures).Error)
+	require.Equal(t, 1, failures, "the failure is archived and audited")
 	logged := f.log.String()
 	require.Contains(t, logged, `level=WARN msg="webhook delivery" provider=paddle event_id=evt_fails event_type=handler.fails status=failed`)
 	require.Contains(t, logged, `error="the provider's API was down"`)
