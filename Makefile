@@ -97,6 +97,11 @@ bench: ## Go benchmarks, then the load benchmarks: server vs pgbench on one clus
 	scripts/bench-usage.sh
 	scripts/bench-ledger.sh
 
+.PHONY: mutate
+mutate: ## mutation testing of one package tree, printing the survivors: make mutate PKG=./backend/internal/billing/... [MUTATE_FLAGS='-E ^tiers'] (docs/testing.md)
+	@test -n "$(PKG)" || (echo "usage: make mutate PKG=./backend/internal/billing/... [MUTATE_FLAGS='gremlins unleash flags']" >&2; exit 2)
+	scripts/mutate.sh $(PKG) $(MUTATE_FLAGS)
+
 .PHONY: disposable-update
 disposable-update: ## re-download the embedded disposable-email blocklist from npm: make disposable-update version=1.26.0
 	scripts/update-disposable-domains.sh $(version)

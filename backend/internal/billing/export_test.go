@@ -14,3 +14,9 @@ func SignV1(s *CheckoutSigner, clerkUserID, addr, priceID string, issued time.Ti
 	ts := strconv.FormatInt(issued.Unix(), 10)
 	return ts + "." + hex.EncodeToString(s.mac(ts, "v1", clerkUserID, email.Fold(addr), priceID))
 }
+
+// MonthlyBatch is the monthly-grants job's batch, for the tests that need more than one batch due.
+const MonthlyBatch = monthlyBatch
+
+// ExpiryBatch is the expiry job's batch, for the tests that need more than one batch due.
+const ExpiryBatch = expiryBatch

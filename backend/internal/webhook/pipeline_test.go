@@ -177,7 +177,12 @@ func TestConcurrentDuplicateProcessesWhenFirstRollsBack(t *testing.T) {
 	}
 	first := make(chan error, 1)
 	go func() { _, err := f.ingest(context.Background(), "evt_handover", "effect.happened"); first <- err }()
-	<-inFirst
+	select {
+	case <-inFirst:
+	case err := <-first:
+		// Fail rather than wait forever: a delivery that never reaches its handler would hang the test.
+		t.Fatalf("the first delivery ended before its handler ran: %v", err)
+	}
 	second := make(chan webhook.Result, 1)
 	go func() {
 		res, err := f.ingest(context.Background(), "evt_handover", "effect.happened")
