@@ -114,10 +114,7 @@ func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	if len(args) >= 1 && args[0] == "usage" {
 		return cmdTriggerUsage(ctx, env, args[1:])
 	}
-	if len(args) < 2 {
-		return fmt.Errorf("trigger: want `trigger PROVIDER EVENT [flags]`; clerk: %v; paddle: %v", trigger.ClerkEvents, trigger.PaddleEvents)
-	}
-	spec := trigger.Spec{Provider: args[0], Event: args[1]}
+	var spec trigger.Spec
 	fs := flag.NewFlagSet("trigger", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	url := fs.String("url", "", "server base URL (default http://localhost:$PORT)")
@@ -128,6 +125,13 @@ func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	fs.StringVar(&spec.EventID, "event-id", "", "idempotency key (default: a new one per call)")
 	times := fs.Int("times", 1, "send the same event this many times")
 	concurrency := fs.Int("concurrency", 1, "this many at once")
+	if len(args) < 2 || strings.HasPrefix(args[0], "-") || strings.HasPrefix(args[1], "-") {
+		if helpAsked(args) {
+			return fs.Parse([]string{"--help"}) // the flags, after commandHelp's usage line
+		}
+		return fmt.Errorf("trigger: want `trigger PROVIDER EVENT [flags]`; clerk: %v; paddle: %v", trigger.ClerkEvents, trigger.PaddleEvents)
+	}
+	spec.Provider, spec.Event = args[0], args[1]
 	if err := fs.Parse(args[2:]); err != nil {
 		return err
 	}
@@ -144,17 +148,36 @@ func cmdTrigger(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	base := serverURL(*url, cfg)
+	return printAnswers(env, "trigger", "deliveries", base, trigger.Send(ctx, &http.Client{}, base, spec.Provider, d, *times, *concurrency))
+}
+
+// printAnswers prints one line per answer and fails when any was not a 2xx, saying what a refused
+// connection most likely means.
+func printAnswers[A interface {
+	OK() bool
+	String() string
+	Unanswered() error
+}](env *environment, name, what, base string, answers []A) error {
 	failed := 0
-	for _, a := range trigger.Send(ctx, &http.Client{}, serverURL(*url, cfg), spec.Provider, d, *times, *concurrency) {
+	var unreached error
+	for _, a := range answers {
 		if !a.OK() {
 			failed++
+		}
+		if err := a.Unanswered(); err != nil {
+			unreached = err
 		}
 		if _, err := fmt.Fprintln(env.stdout, a); err != nil {
 			return err
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("trigger: %d of %d deliveries were not answered 2xx", failed, max(*times, 1))
+		err := fmt.Errorf("%s: %d of %d %s were not answered 2xx", name, failed, len(answers), what)
+		if unreached != nil {
+			err = fmt.Errorf("%w: %w", err, serverHint(base, unreached))
+		}
+		return err
 	}
 	return nil
 }

@@ -29,10 +29,12 @@ func cmdDevClock(ctx context.Context, env *environment, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		action, args = args[0], args[1:]
 		if action == "set" || action == "advance" {
-			if len(args) == 0 {
+			switch {
+			case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
+				value, args = args[0], args[1:]
+			case !helpAsked(args): // `dev clock set --help` prints the flags below
 				return usage
 			}
-			value, args = args[0], args[1:]
 		}
 	}
 	fs := flag.NewFlagSet("dev clock", flag.ContinueOnError)
@@ -52,7 +54,7 @@ func cmdDevClock(ctx context.Context, env *environment, args []string) error {
 	case "":
 		now, err := trigger.ServerClock(ctx, client, base)
 		if err != nil {
-			return fmt.Errorf("dev clock: %w (is the development server running? make run)", err)
+			return fmt.Errorf("dev clock: %w", serverHint(base, err))
 		}
 		return printClock(env.stdout, now())
 	case "set":

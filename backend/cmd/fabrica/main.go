@@ -56,6 +56,9 @@ type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, env *environment, args []string) error
+	// flagged: the command parses its flags before it does anything, so `--help` may run it to print
+	// them (commandHelp); a command that acts on its arguments at once only prints its summary.
+	flagged bool
 }
 
 // environment is what every command gets: the injected process environment and output streams.
@@ -67,21 +70,21 @@ type environment struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "run the HTTP API (and the job workers unless SERVE_WORKERS=false)", cmdServe},
-		{"worker", "run only the job workers (scale them apart from the web process)", cmdWorker},
-		{"migrate", "up | down [--to VERSION] | status | create NAME: manage the schema", cmdMigrate},
-		{"jobs", "list | run NAME: run a scheduled task now", cmdJobs},
-		{"purge-archive", "[--older-than 2160h]: delete old webhook archive rows (never the dedup claims)", cmdPurgeArchive},
-		{"replay", "WEBHOOK_EVENT_ID: re-run an archived delivery through the idempotent pipeline", cmdReplay},
+		{"serve", "run the HTTP API (and the job workers unless SERVE_WORKERS=false)", cmdServe, false},
+		{"worker", "run only the job workers (scale them apart from the web process)", cmdWorker, false},
+		{"migrate", "up | down [--to VERSION] | status | create NAME: manage the schema", cmdMigrate, false},
+		{"jobs", "list | run NAME: run a scheduled task now", cmdJobs, false},
+		{"purge-archive", "[--older-than 2160h]: delete old webhook archive rows (never the dedup claims)", cmdPurgeArchive, true},
+		{"replay", "WEBHOOK_EVENT_ID: re-run an archived delivery through the idempotent pipeline", cmdReplay, false},
 		{"dev", "token [--user ID] [--email E] [--admin] [--ttl 1h]: a development session token (no Clerk account); " +
-			"clock [set TIME | advance 31d | reset]: development's time travel", cmdDev},
-		{"trigger", "PROVIDER EVENT [--user --email --tier --subscription --event-id --times --concurrency --url]: send a signed sample event; usage FEATURE --user ID [--quantity --key --distinct --times --concurrency --url]: usage events", cmdTrigger},
-		{"simulate", "FILE|NAME|all [--chaos] [--seed N] [--url URL]: play billing scenarios in simulated time against a development server", cmdSimulate},
-		{"seed", "[--url URL]: demo users, subscriptions, credit spends and one failed delivery (development only)", cmdSeed},
-		{"sync", "paddle [--since 72h] | clerk-users: pull what the webhooks missed through the same pipeline", cmdSync},
-		{"verify", "[AREA...] [--user ID] [--json] [--list]: read-only consistency checks; exit 1 on a violation, 2 on an error", cmdVerify},
-		{"version", "print the build version", cmdVersion},
-		{"help", "list the commands", nil},
+			"clock [set TIME | advance 31d | reset]: development's time travel", cmdDev, true},
+		{"trigger", "PROVIDER EVENT [--user --email --tier --subscription --event-id --times --concurrency --url]: send a signed sample event; usage FEATURE --user ID [--quantity --key --distinct --times --concurrency --url]: usage events", cmdTrigger, true},
+		{"simulate", "FILE|NAME|all [--chaos] [--seed N] [--url URL]: play billing scenarios in simulated time against a development server", cmdSimulate, true},
+		{"seed", "[--url URL]: demo users, subscriptions, credit spends and one failed delivery (development only)", cmdSeed, true},
+		{"sync", "paddle [--since 72h] | clerk-users: pull what the webhooks missed through the same pipeline", cmdSync, true},
+		{"verify", "[AREA...] [--user ID] [--json] [--list]: read-only consistency checks; exit 1 on a violation, 2 on an error", cmdVerify, true},
+		{"version", "print the build version", cmdVersion, false},
+		{"help", "list the commands", nil, false},
 	}
 }
 
@@ -99,6 +102,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	for _, c := range commands() {
 		if c.name == args[0] && c.run != nil {
+			if helpAsked(args[1:]) {
+				return commandHelp(ctx, env, c, args[1:])
+			}
 			return c.run(ctx, env, args[1:])
 		}
 	}

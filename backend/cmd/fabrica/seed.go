@@ -48,6 +48,6 @@ func cmdSeed(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	return seed.Run(ctx, seed.Config{URL: base, Client: &http.Client{}, Events: events, Session: session, Admin: admin,
-		WorkerKey: cfg.WorkerAPIKeys[0], Out: env.stdout, Now: now})
+	return serverHint(base, seed.Run(ctx, seed.Config{URL: base, Client: &http.Client{}, Events: events, Session: session, Admin: admin,
+		WorkerKey: cfg.WorkerAPIKeys[0], Out: env.stdout, Now: now}))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/app"
@@ -16,7 +15,7 @@ func cmdServe(ctx context.Context, env *environment, _ []string) error {
 	defer func() { _ = a.Close() }()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return listenHint(addr, err)
 	}
 	return a.Serve(ctx, ln)
 }

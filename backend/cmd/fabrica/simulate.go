@@ -82,7 +82,7 @@ func cmdSimulate(ctx context.Context, env *environment, args []string) error {
 			Events: events, Tiers: tiers, Key: key, AdminEmail: cfg.AdminEmails[0], WorkerKey: cfg.WorkerAPIKeys[0], Chaos: *chaos, Seed: *seed,
 			Run: runLabel(*run, *chaos, *seed), OutDir: *out, Against: *against, Out: env.stdout}, sc)
 		if err != nil {
-			return err
+			return serverHint(serverURL(*url, cfg), err)
 		}
 	}
 	mode := "orderly"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"net/http"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/trigger"
@@ -14,10 +13,7 @@ import (
 // [--times N] [--concurrency N] [--url URL]`: usage events posted with the first WORKER_API_KEYS key,
 // one line per request with the event's status; the same key for every copy unless --distinct.
 func cmdTriggerUsage(ctx context.Context, env *environment, args []string) error {
-	if len(args) < 1 || args[0] == "" || args[0][0] == '-' {
-		return errors.New("trigger usage: want `trigger usage FEATURE --user ID [--quantity N] [--key K] [--distinct] [--times N] [--concurrency N]`")
-	}
-	spec := trigger.UsageSpec{Feature: args[0]}
+	var spec trigger.UsageSpec
 	fs := flag.NewFlagSet("trigger usage", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	url := fs.String("url", "", "server base URL (default http://localhost:$PORT)")
@@ -27,6 +23,13 @@ func cmdTriggerUsage(ctx context.Context, env *environment, args []string) error
 	fs.BoolVar(&spec.Distinct, "distinct", false, "give each send its own key (KEY-1, KEY-2, ...) instead of copies of one event")
 	times := fs.Int("times", 1, "send this many times")
 	concurrency := fs.Int("concurrency", 1, "this many at once")
+	if len(args) < 1 || args[0] == "" || args[0][0] == '-' {
+		if helpAsked(args) {
+			return fs.Parse([]string{"--help"})
+		}
+		return errors.New("trigger usage: want `trigger usage FEATURE --user ID [--quantity N] [--key K] [--distinct] [--times N] [--concurrency N]`")
+	}
+	spec.Feature = args[0]
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -37,21 +40,10 @@ func cmdTriggerUsage(ctx context.Context, env *environment, args []string) error
 	if len(cfg.WorkerAPIKeys) == 0 {
 		return errors.New("trigger usage: WORKER_API_KEYS is empty (usage events are a worker's to send)")
 	}
-	answers, err := trigger.SendUsage(ctx, &http.Client{}, serverURL(*url, cfg), cfg.WorkerAPIKeys[0], spec, *times, *concurrency)
+	base := serverURL(*url, cfg)
+	answers, err := trigger.SendUsage(ctx, &http.Client{}, base, cfg.WorkerAPIKeys[0], spec, *times, *concurrency)
 	if err != nil {
 		return err
 	}
-	failed := 0
-	for _, a := range answers {
-		if !a.OK() {
-			failed++
-		}
-		if _, err := fmt.Fprintln(env.stdout, a); err != nil {
-			return err
-		}
-	}
-	if failed > 0 {
-		return fmt.Errorf("trigger usage: %d of %d requests were not answered 2xx", failed, max(*times, 1))
-	}
-	return nil
+	return printAnswers(env, "trigger usage", "requests", base, answers)
 }

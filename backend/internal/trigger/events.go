@@ -23,7 +23,7 @@ var (
 	ClerkEvents  = []string{"user.created", "user.updated", "user.deleted"}
 	PaddleEvents = []string{"subscription.created", "subscription.activated", "subscription.updated",
 		"subscription.trialing", "subscription.paused", "subscription.resumed", "subscription.past_due",
-		"subscription.canceled", "transaction.completed", "adjustment.created"}
+		"subscription.canceled", "transaction.completed", "adjustment.created", "adjustment.updated"}
 )
 
 // ErrUnknownEvent means the provider or event type is not one trigger builds.

@@ -49,7 +49,7 @@ func (b *Builder) paddle(s Spec) (Delivery, error) {
 		data = p.subscription()
 	case s.Event == "transaction.completed":
 		data = p.renewal()
-	default: // adjustment.created
+	default: // adjustment.created, adjustment.updated
 		data = p.refund()
 	}
 	body, err := json.Marshal(map[string]any{"event_id": id, "event_type": s.Event,

@@ -25,6 +25,9 @@ type Answer struct {
 // OK reports a 2xx.
 func (a Answer) OK() bool { return a.Err == nil && a.Status >= 200 && a.Status < 300 }
 
+// Unanswered is the error of a request the server never answered (nil when it answered, whatever it said).
+func (a Answer) Unanswered() error { return a.Err }
+
 func (a Answer) String() string {
 	if a.Err != nil {
 		return "error " + a.Err.Error()
