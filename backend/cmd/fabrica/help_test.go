@@ -20,8 +20,8 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 	t.Parallel()
 	flags := map[string]string{ // a flag each command's help must list
 		"dev token": "-ttl", "dev clock": "-url", "dev clock set": "-url", "trigger": "-concurrency",
-		"trigger usage": "-quantity", "simulate": "-chaos", "seed": "-url", "sync paddle": "-since",
-		"purge-archive": "-older-than", "verify": "--user",
+		"trigger usage": "-quantity", "simulate": "-chaos", "seed": "-url", "sync paddle": "with paddle: how far back",
+		"purge-archive": "delete archive rows older than", "verify": "--user",
 	}
 	cases := [][]string{{"dev"}, {"dev", "token"}, {"dev", "clock"}, {"dev", "clock", "set"}, {"trigger"},
 		{"trigger", "usage"}, {"sync"}, {"sync", "paddle"}, {"migrate"}, {"migrate", "down"}, {"jobs"}}

@@ -14,6 +14,7 @@ func cmdMigrate(ctx context.Context, env *environment, args []string) error {
 	}
 	if args[0] == "create" {
 		fs := flag.NewFlagSet("migrate create", flag.ContinueOnError)
+		fs.SetOutput(env.stderr)
 		dir := fs.String("dir", "migrations", "directory of the migration files")
 		if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
 			return fmt.Errorf("migrate create: want exactly one NAME, e.g. add_invoices")
@@ -40,6 +41,7 @@ func cmdMigrate(ctx context.Context, env *environment, args []string) error {
 		return err
 	case "down":
 		fs := flag.NewFlagSet("migrate down", flag.ContinueOnError)
+		fs.SetOutput(env.stderr)
 		to := fs.Int64("to", -1, "roll back every migration above this version (0 empties the schema)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 // cmdPurgeArchive deletes webhook_events rows older than --older-than (default: WEBHOOK_ARCHIVE_RETENTION).
 func cmdPurgeArchive(ctx context.Context, env *environment, args []string) error {
 	fs := flag.NewFlagSet("purge-archive", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
 	olderThan := fs.Duration("older-than", 0, "delete archive rows older than this, e.g. 2160h (default WEBHOOK_ARCHIVE_RETENTION)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -77,6 +78,7 @@ func cmdSync(ctx context.Context, env *environment, args []string) error {
 		return fmt.Errorf("sync: want `sync paddle [--since 72h]` or `sync clerk-users`")
 	}
 	fs := flag.NewFlagSet("sync "+args[0], flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
 	since := fs.Duration("since", catchupLookback, "with paddle: how far back to read the event log")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -132,8 +133,11 @@ func (m mismatch) Error() string {
 // the error.
 func (r *runner) check(ctx context.Context, e *Expect, o observation) ([]string, error) {
 	var ok []string
-	if e.Usage != nil {
-		return nil, errUsage
+	if len(e.Usage) > 0 {
+		if err := r.checkUsage(ctx, e.Usage); err != nil {
+			return nil, err
+		}
+		ok = append(ok, "usage")
 	}
 	if e.Account != nil {
 		if o.account() != *e.Account {
@@ -203,10 +207,49 @@ func (r *runner) check(ctx context.Context, e *Expect, o observation) ([]string,
 	return ok, nil
 }
 
-// errUsage is the usage extension point: steps and expectations about usage counters need the usage API,
-// which this build does not have (docs/simulate.md, "Usage").
-var errUsage = errors.New("usage steps and expectations need the usage API, which this build does not have " +
-	"(docs/simulate.md: the extension point)")
+// featureView is what a check reads of a feature's entitlement.
+type featureView struct {
+	Feature   string `json:"feature"`
+	Enabled   bool   `json:"enabled"`
+	Used      int64  `json:"used"`
+	Remaining *int64 `json:"remaining"`
+}
+
+// checkUsage reads the user's entitlements with their session and compares the features named.
+func (r *runner) checkUsage(ctx context.Context, want map[string]UsageExpect) error {
+	tok, err := r.c.token(r.m.clerkID, r.m.email)
+	if err != nil {
+		return err
+	}
+	var got struct {
+		Features []featureView `json:"features"`
+	}
+	if _, err := r.c.call(ctx, http.MethodGet, "/api/v1/entitlements", tok, nil, &got); err != nil {
+		return err
+	}
+	for _, name := range sortedKeys(want) {
+		w := want[name]
+		i := slices.IndexFunc(got.Features, func(f featureView) bool { return f.Feature == name })
+		if i < 0 {
+			return mismatch{"usage " + name, "a feature of the tiers file", "no such feature"}
+		}
+		f := got.Features[i]
+		if w.Enabled != nil && f.Enabled != *w.Enabled {
+			return mismatch{"usage " + name + " enabled", *w.Enabled, f.Enabled}
+		}
+		if w.Used != nil && f.Used != *w.Used {
+			return mismatch{"usage " + name + " used", *w.Used, f.Used}
+		}
+		if w.Remaining != nil && (f.Remaining == nil || *f.Remaining != *w.Remaining) {
+			var rem any = "unlimited"
+			if f.Remaining != nil {
+				rem = *f.Remaining
+			}
+			return mismatch{"usage " + name + " remaining", *w.Remaining, rem}
+		}
+	}
+	return nil
+}
 
 type bucketView struct {
 	Category  string     `json:"category"`

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/clock"
@@ -91,7 +92,7 @@ func (r *runner) play(ctx context.Context, st Step) error {
 		}
 		return r.expect(ctx, st)
 	case "usage":
-		return errUsage
+		what, err = r.usage(ctx, st.Args)
 	default:
 		return fmt.Errorf("unknown action %q", st.Action)
 	}
@@ -281,4 +282,77 @@ func (r *runner) finishJob(ctx context.Context, job, outcome string) (string, er
 		return "", err
 	}
 	return "spent, the job " + map[string]string{"complete": "completed", "fail": "failed: refunded"}[outcome], nil
+}
+
+// usage reports a usage event as the app's worker does (POST /api/v1/usage with a worker key) and checks
+// its result. Under chaos the same event goes three times at once: one answer is the event's result, the
+// others are duplicates of it (a refused event claims nothing, so its copies are refused alike).
+func (r *runner) usage(ctx context.Context, a Args) (string, error) {
+	if a.Feature == "" {
+		return "", errors.New("usage: feature is required (a feature of the tiers file)")
+	}
+	qty := int64(max(a.Quantity, 1))
+	key := a.Key
+	if key == "" {
+		key = fmt.Sprintf("sim-usage-%d", r.step+1)
+	}
+	want := or(a.Result, "recorded")
+	if r.userID == "" {
+		if _, err := r.observe(ctx); err != nil {
+			return "", err
+		}
+	}
+	// Keys are the user's own (usage_claims' key is (user_id, key)): each run's customer has its own.
+	body := map[string]any{"events": []map[string]any{{"user_id": r.userID, "feature": a.Feature, "quantity": qty,
+		"idempotency_key": key}}}
+	copies := 1
+	if r.cfg.Chaos {
+		copies = 3
+	}
+	type answer struct {
+		Results []struct {
+			Status    string `json:"status"`
+			Used      int64  `json:"used"`
+			Remaining *int64 `json:"remaining"`
+			Charged   int    `json:"charged"`
+		} `json:"results"`
+	}
+	answers := make([]answer, copies)
+	errs := make([]error, copies)
+	var wg sync.WaitGroup
+	for i := range copies {
+		wg.Go(func() {
+			_, errs[i] = r.c.call(ctx, http.MethodPost, "/api/v1/usage", r.cfg.WorkerKey, body, &answers[i])
+		})
+	}
+	wg.Wait()
+	got, first := 0, ""
+	for i, ans := range answers {
+		if errs[i] != nil {
+			return "", errs[i]
+		}
+		if len(ans.Results) != 1 {
+			return "", fmt.Errorf("usage: %d results for one event", len(ans.Results))
+		}
+		switch st := ans.Results[0].Status; {
+		case st == want:
+			got++
+			if first == "" {
+				first = fmt.Sprintf("%s %s ×%d: used %d", st, a.Feature, qty, ans.Results[0].Used)
+				if rem := ans.Results[0].Remaining; rem != nil {
+					first += fmt.Sprintf(", %d left", *rem)
+				}
+				if c := ans.Results[0].Charged; c > 0 {
+					first += fmt.Sprintf(", %d credits", c)
+				}
+			}
+		case st == "duplicate" && want == "recorded":
+		default:
+			return "", mismatch{"usage " + a.Feature, want, st}
+		}
+	}
+	if got == 0 || (want == "recorded" && got != 1) {
+		return "", mismatch{"usage " + a.Feature + " results " + want, 1, got}
+	}
+	return first, nil
 }

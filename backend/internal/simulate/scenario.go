@@ -68,6 +68,12 @@ type Args struct {
 	// Outcome is how a spend's job ends, reported by the worker: complete (default), fail (refunded) or
 	// none (left running: the reconciler refunds it at its deadline).
 	Outcome string `yaml:"outcome"`
+	// Feature, Key and Result are a usage event's: the tiers file's feature, its idempotency key (default
+	// one per step) and the result it must get (recorded by default; limit_exceeded, insufficient_credits,
+	// disabled).
+	Feature string `yaml:"feature"`
+	Key     string `yaml:"key"`
+	Result  string `yaml:"result"`
 	// Value is a scalar argument: `advance: 1mo`, `spend: 400`, `seats: 5`, `payment: fails`.
 	Value string `yaml:"-"`
 }
@@ -90,10 +96,17 @@ type Expect struct {
 	Emails map[string]int `yaml:"emails"`
 	// Account is active, deleted (within the grace period) or erased.
 	Account *string `yaml:"account"`
-	// Usage is the extension point for usage counters (not in this build: an error).
-	Usage *yaml.Node `yaml:"usage"`
+	// Usage is the user's entitlements per feature, as GET /api/v1/entitlements answers them.
+	Usage map[string]UsageExpect `yaml:"usage"`
 	// bucketsSet: `buckets: []` expects none.
 	bucketsSet bool
+}
+
+// UsageExpect is what a feature's entitlement must show; only the fields given are checked.
+type UsageExpect struct {
+	Enabled   *bool  `yaml:"enabled"`
+	Used      *int64 `yaml:"used"`
+	Remaining *int64 `yaml:"remaining"`
 }
 
 // Bucket is one expected credit bucket, in burn order: its category and what remains; Expires is an RFC
@@ -124,8 +137,7 @@ var actions = map[string][]string{
 	"finish":         {"job", "outcome"},
 	"delete_account": {},
 	"sign_in":        {},
-	// usage is the extension point for the usage API (docs/simulate.md): parsed, refused when run.
-	"usage": {"any"},
+	"usage":          {"feature", "quantity", "key", "result"},
 }
 
 // UnmarshalYAML reads a step: exactly one action key, plus expect and note.
@@ -174,8 +186,6 @@ func (a *Args) read(action string, known []string, n *yaml.Node) error {
 			return fmt.Errorf("takes a mapping of %v, not %q", known, n.Value)
 		}
 		a.Value = n.Value
-		return nil
-	case action == "usage":
 		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {

@@ -37,7 +37,9 @@ func TestAStepIsOneKnownActionWithKnownArguments(t *testing.T) {
 		"- note: nothing":                          "a step needs an action",
 		"- advance: {value: 1mo}":                  `unknown argument "value"`,
 		"- spend: {amount: 5, outcome: complete}":  "",
-		"- usage: {feature: api_calls, count: 10}": "",
+		"- usage: {feature: api_calls, count: 10}": `unknown argument "count"`,
+		"- usage: {feature: api_calls, quantity: 10, result: limit_exceeded}\n  expect: {usage: {api_calls: {used: 0}}}": "",
+		"- signup:\n  expect: {usage: {api_calls: {usd: 1}}}":                                                            "usd",
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "s.yaml")
