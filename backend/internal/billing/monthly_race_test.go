@@ -3,6 +3,7 @@ package billing_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,13 +40,13 @@ func (f *fixture) monthGrants(t *testing.T, month time.Time) map[string]int {
 	return out
 }
 
-// The monthly-grants job races, on a month nobody has granted yet, a seat upgrade of every subscription
-// and a second run of itself. The job's read-then-grant must hold each subscription's row lock (FOR UPDATE
-// SKIP LOCKED) like every webhook of the subscription does: without it the job inserts the month's base
-// grant at 10 seats while a 20-seat snapshot, which read "nothing granted" before the job committed, finds
-// the base key taken and grants nothing, and the month ends at the smaller allowance (or the two deadlock
-// on the row and the balance). Every month must end at the largest allowance delivered for it, once.
-func TestMonthlyGrantsRaceSeatUpgradesOnAnUngrantedMonth(t *testing.T) {
+// The monthly-grants job races, on a month nobody has granted yet, a full refund of every subscription's
+// payment and two more runs of itself. The job's read-then-grant must hold each subscription's row lock
+// (FOR UPDATE SKIP LOCKED), the lock every webhook of the subscription takes: without it a run reads a
+// subscription as paid, the refund commits (access revoked, the allowance ended), and the run then grants
+// the month to a subscription whose payment was refunded, an allowance nothing ends. Each month is granted
+// at most once, and no live allowance is left.
+func TestMonthlyGrantsRaceRefundsOnAnUngrantedMonth(t *testing.T) {
 	t.Parallel()
 	const (
 		subs = 12
@@ -53,15 +54,16 @@ func TestMonthlyGrantsRaceSeatUpgradesOnAnUngrantedMonth(t *testing.T) {
 	)
 	start := sampleT0                // 2026-11-01 10:00 UTC; month 0 comes with subscription.created
 	month1 := start.AddDate(0, 1, 0) // 2026-12-01 10:00 UTC: due, granted by nobody yet
-	upgradeAt := month1.AddDate(0, 0, 4)
-	now := upgradeAt.Add(time.Hour)
+	refundAt := month1.AddDate(0, 0, 4)
+	now := refundAt.Add(time.Hour)
 	for round := range 3 {
-		f := newFixture(t, pgtest.New(t), sampleTiers)
+		// rollover: none, so a refund ends the allowance (a tier without the key never expires it).
+		f := newFixture(t, pgtest.New(t), strings.Replace(sampleTiers, "credits_per_seat: true", "credits_per_seat: true\n    rollover: none", 1))
 		bodies := make([][]byte, 0, subs)
 		for i := range subs {
-			created := f.yearlyOf(t, i, start)
+			created := f.yearlyOf(t, i, start).set("data.transaction_id", fmt.Sprintf("txn_%d", i))
 			f.mustDeliver(t, created.body())
-			bodies = append(bodies, seats(created, fmt.Sprintf("evt_seats%d", i), upgradeAt, 20).body())
+			bodies = append(bodies, adjustmentOf(fmt.Sprintf("sub_%d", i), fmt.Sprintf("txn_%d", i), refundAt))
 		}
 
 		var ready, done sync.WaitGroup
@@ -91,17 +93,19 @@ func TestMonthlyGrantsRaceSeatUpgradesOnAnUngrantedMonth(t *testing.T) {
 			require.NoError(t, err, "round %d", round)
 		}
 
-		want := map[string]int{}
-		for i := range subs {
-			want[fmt.Sprintf("sub_%d", i)] = 10000 // 20 seats × 500
+		for sub, total := range f.monthGrants(t, month1) {
+			require.Equal(t, 5000, total, "round %d: %s: month 1 granted once at 10 seats, or not at all", round, sub)
 		}
-		require.Equal(t, want, f.monthGrants(t, month1), "round %d: month 1 ends at the 20-seat allowance, once", round)
-		var total int
-		require.NoError(t, f.db.Raw(`SELECT coalesce(sum(delta), 0) FROM credit_transactions WHERE kind = 'grant'`).Scan(&total).Error)
-		require.Equal(t, subs*(5000+10000), total, "round %d: month 0 at 10 seats, month 1 at 20", round)
+		var live int
+		require.NoError(t, f.db.Raw(`SELECT coalesce(sum(remaining), 0) FROM credit_buckets
+			WHERE category = 'allowance' AND remaining > 0 AND (expires_at IS NULL OR expires_at > ?)`, now).Scan(&live).Error)
+		require.Zero(t, live, "round %d: a refunded subscription keeps no allowance", round)
+		var paid int64
+		require.NoError(t, f.db.Raw(`SELECT count(*) FROM subscriptions WHERE access_revoked_at IS NULL`).Scan(&paid).Error)
+		require.Zero(t, paid, "round %d: every refund revoked access", round)
 
-		// A later run finds every month granted, whichever of the racers granted it.
-		rep := f.grantMonths(t, now)
+		// A later run grants nothing: every subscription is refunded.
+		rep := f.grantMonths(t, now.Add(time.Hour))
 		require.Zero(t, rep.Grants, "round %d", round)
 	}
 }
