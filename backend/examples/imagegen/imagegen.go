@@ -2,15 +2,17 @@
 // /api/v1/generations stores the app's own row (example_generations, migration 00032) and charges the
 // credits feature `generations` (5 credits a unit in the shipped tiers file) in one transaction, once per
 // Idempotency-Key. Ten identical requests charge once; a request the balance does not cover writes
-// nothing and may be retried after a top-up. Wiring it is one line in app.wire.
+// nothing and may be retried after a top-up. Its generations are in the user's export and go with the
+// user's erasure (its userdata entry). Wiring it is one line in App.appModules.
 //
-// Copy it for your own endpoint: a package with a Register function, its table's migration, its
-// operation in docs/openapi.yaml, and a test like imagegen_test.go.
+// Copy it for your own feature: a package with a Module function (routes, error codes, tasks, tables of
+// user data), its table's migration, its operation in docs/openapi.yaml, and a test like imagegen_test.go.
 package imagegen
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"github.com/fabrica-saas/fabrica/backend/internal/httpapi"
 	"github.com/fabrica-saas/fabrica/backend/internal/idempotency"
+	"github.com/fabrica-saas/fabrica/backend/internal/module"
 	"github.com/fabrica-saas/fabrica/backend/internal/usage"
 )
 
@@ -35,13 +38,23 @@ type Deps struct {
 	Usage *usage.Service
 }
 
-// Register returns the function that adds the example's route; app.wire lists it in httpapi.Deps.Routes.
-func Register(d Deps) func(httpapi.Routes) {
+// ErrPrompt refuses a prompt that is empty, longer than 1000 characters or not valid text.
+var ErrPrompt = errors.New("prompt: 1 to 1000 characters")
+
+// Module is everything the example adds to the service; App.appModules lists it.
+func Module(d Deps) module.Module {
 	h := &handler{db: d.DB, usage: d.Usage}
-	return func(r httpapi.Routes) {
-		// A session's route that opts into Idempotency-Key: the key's claim, the usage (and its credits)
-		// and the row below commit together, and a retry replays the first answer.
-		r.Session.POST("/generations", h.create, r.Idempotent)
+	return module.Module{
+		Name: "imagegen",
+		Routes: func(r httpapi.Routes) {
+			// A session's route that opts into Idempotency-Key: the key's claim, the usage (and its credits)
+			// and the row below commit together, and a retry replays the first answer.
+			r.Session.POST("/generations", h.create, r.Idempotent)
+		},
+		Errors: []httpapi.ErrorCode{
+			{Err: ErrPrompt, Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: ErrPrompt.Error()},
+		},
+		UserData: userData(),
 	}
 }
 
@@ -63,9 +76,8 @@ type generationView struct {
 }
 
 var (
-	errPrompt = httpapi.NewError(http.StatusUnprocessableEntity, "validation_failed", "prompt: 1 to 1000 characters")
-	errBroke  = httpapi.NewError(http.StatusPaymentRequired, "insufficient_credits", "not enough credits")
-	errTier   = httpapi.NewError(http.StatusForbidden, "forbidden", "your plan does not include image generation")
+	errBroke = httpapi.NewError(http.StatusPaymentRequired, "insufficient_credits", "not enough credits")
+	errTier  = httpapi.NewError(http.StatusForbidden, "forbidden", "your plan does not include image generation")
 )
 
 // create charges one generation and stores it: 201 with the row, 402 when the balance is short, 403 when
@@ -77,7 +89,7 @@ func (h *handler) create(c echo.Context) error {
 	}
 	req.Prompt = strings.TrimSpace(req.Prompt)
 	if req.Prompt == "" || utf8.RuneCountInString(req.Prompt) > 1000 || !utf8.ValidString(req.Prompt) || strings.ContainsRune(req.Prompt, 0) {
-		return errPrompt
+		return ErrPrompt
 	}
 	ctx := c.Request().Context()
 	user := httpapi.UserID(c)

@@ -2,6 +2,7 @@ package imagegen_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -143,4 +144,20 @@ func TestTheIdempotencyKeyConvention(t *testing.T) {
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
 	require.Contains(t, rec.Body.String(), `"charged":5,"balance":7`)
 	require.Equal(t, 2, s.count(t, `SELECT count(*) FROM example_generations`))
+}
+
+// The example's table is registered for the user's export (its userdata entry): the generation shows
+// under example_generations, with the prompt.
+func TestGenerationsAreInTheUsersExport(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, 10)
+	require.Equal(t, http.StatusCreated, s.post(t, "/api/v1/generations", "k1", `{"prompt":"a heron"}`).Code)
+	rec := s.post(t, "/api/v1/account/me/export", "", "")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var doc struct {
+		Generations []struct{ Prompt string } `json:"example_generations"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
+	require.Len(t, doc.Generations, 1)
+	require.Equal(t, "a heron", doc.Generations[0].Prompt)
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/clock"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
-	"github.com/fabrica-saas/fabrica/backend/internal/models"
+	"github.com/fabrica-saas/fabrica/backend/internal/userdata"
 )
 
 // Config is what the account policy needs from the service configuration.
@@ -40,11 +40,11 @@ type Jobs interface {
 }
 
 // Billing is what the account policy needs from subscriptions, which the billing package owns
-// (*billing.Service implements it): the live ones a deletion cancels, and all of them for an export.
-// Declared here because billing depends on account (users), not the other way round.
+// (*billing.Service implements it): the live ones a deletion cancels (the export reaches them through
+// billing's userdata entry). Declared here because billing depends on account (users), not the other way
+// round.
 type Billing interface {
 	LiveSubscriptionIDsTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]string, error)
-	SubscriptionsTx(ctx context.Context, tx *gorm.DB, userID uuid.UUID) ([]models.Subscription, error)
 }
 
 // Deps are the account policy's collaborators.
@@ -58,23 +58,27 @@ type Deps struct {
 	// SignupHooks run once per user inside user.created's transaction, in order (see SignupHook): app
 	// lists SignupGrant and WelcomeEmail, then any hook of its own.
 	SignupHooks []SignupHook
-	Log         *slog.Logger
+	// UserData is every owner's tables of a user's data (app collects them): the export writes their
+	// sections and the erasure runs their erasure work. Nil: only the users row itself.
+	UserData *userdata.Registry
+	Log      *slog.Logger
 	// Now is the clock (app's; the system clock when nil): deletion and its grace, restores, exports.
 	Now func() time.Time
 }
 
 // Service applies account policy.
 type Service struct {
-	db      *gorm.DB
-	credits *credits.Service
-	mailer  Jobs
-	billing Billing
-	erased  Erasures
-	hooks   []SignupHook
-	unsub   cipher.AEAD
-	cfg     Config
-	log     *slog.Logger
-	now     func() time.Time
+	db       *gorm.DB
+	credits  *credits.Service
+	mailer   Jobs
+	billing  Billing
+	erased   Erasures
+	hooks    []SignupHook
+	userdata *userdata.Registry
+	unsub    cipher.AEAD
+	cfg      Config
+	log      *slog.Logger
+	now      func() time.Time
 }
 
 // New builds the account service.
@@ -83,7 +87,7 @@ func New(d Deps, cfg Config) *Service {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{db: d.DB, credits: d.Ledger, mailer: d.Jobs, billing: d.Billing, erased: d.Erasures,
-		hooks: d.SignupHooks, unsub: newUnsubscribeAEAD(cfg.UnsubscribeSecret), cfg: cfg, log: d.Log, now: clock.Or(d.Now)}
+		hooks: d.SignupHooks, userdata: d.UserData, unsub: newUnsubscribeAEAD(cfg.UnsubscribeSecret), cfg: cfg, log: d.Log, now: clock.Or(d.Now)}
 }
 
 // Audit actions this package writes besides the Clerk event names.

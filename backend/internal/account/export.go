@@ -9,9 +9,8 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
-	"github.com/fabrica-saas/fabrica/backend/internal/credits"
-	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
+	"github.com/fabrica-saas/fabrica/backend/internal/userdata"
 )
 
 // ExportPageSize is how many rows of one table the export reads, and hands on, at a time: the memory an
@@ -19,21 +18,18 @@ import (
 const ExportPageSize = 500
 
 // ExportWriter receives a user's export (GDPR Art. 15 access, Art. 20 portability) while it is read, so
-// it can be written out as it comes rather than held whole: first Start with the user row and their
-// subscriptions (a handful per user), then the credit ledger, the feedback they sent and the audit rows
-// about them, each oldest first, one page (at most ExportPageSize rows) per call. Every ledger page comes
-// before any feedback page, every feedback page before any audit page; a table without rows gets no call.
+// it can be written out as it comes rather than held whole: first Start with the user row, then for each
+// exported table of the registry (userdata), in its order, Section with the table's key and Rows with its
+// rows oldest first, one page (at most ExportPageSize rows) per call. A table without rows gets its
+// Section and no Rows.
 type ExportWriter interface {
-	Start(exportedAt time.Time, u models.User, subs []models.Subscription) error
-	Ledger(page []credits.Movement) error
-	Feedback(page []models.Feedback) error
-	Audit(page []models.AuditLog) error
+	Start(exportedAt time.Time, u models.User) error
+	Section(key string) error
+	Rows(page []any) error
 }
 
-// ExportCounts is how many rows of each table an export wrote.
-type ExportCounts struct {
-	Subscriptions, Ledger, Feedback, Audit int
-}
+// ExportCounts is how many rows an export wrote under each section's key.
+type ExportCounts map[string]int
 
 // Export reads the caller's data from one snapshot, hands it to w page by page, and audits the export
 // (the counts) in the same transaction. An error from w (the client went away) rolls the audit row back:
@@ -46,20 +42,22 @@ func (s *Service) Export(ctx context.Context, a audit.Actor, w ExportWriter) (Ex
 		if n, err = s.writeExport(ctx, tx, a, w); err != nil {
 			return err
 		}
-		return audit.Write(ctx, tx, a.Entry(ActionExported, "user", a.ClerkUserID, map[string]any{
-			"subscriptions": n.Subscriptions, "credit_transactions": n.Ledger, "feedback": n.Feedback,
-			"audit_logs": n.Audit}))
+		details := make(map[string]any, len(n))
+		for k, v := range n {
+			details[k] = v
+		}
+		return audit.Write(ctx, tx, a.Entry(ActionExported, "user", a.ClerkUserID, details))
 	}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
 	if err != nil {
-		return ExportCounts{}, fmt.Errorf("export account: %w", err)
+		return nil, fmt.Errorf("export account: %w", err)
 	}
 	return n, nil
 }
 
-// writeExport asks each table's owner for the caller's rows, filtered by the caller's own id in SQL:
-// nothing of another user can reach it.
+// writeExport asks each registered table's owner for the caller's rows, filtered by the caller's own id
+// in SQL: nothing of another user can reach it.
 func (s *Service) writeExport(ctx context.Context, tx *gorm.DB, a audit.Actor, w ExportWriter) (ExportCounts, error) {
-	var n ExportCounts
+	n := ExportCounts{}
 	var users []models.User
 	if err := tx.Where("id = ?", a.UserID).Limit(1).Find(&users).Error; err != nil {
 		return n, err
@@ -67,32 +65,23 @@ func (s *Service) writeExport(ctx context.Context, tx *gorm.DB, a audit.Actor, w
 	if len(users) == 0 || users[0].DeletedAt != nil {
 		return n, ErrDeleted
 	}
-	subs, err := s.billing.SubscriptionsTx(ctx, tx, a.UserID)
-	if err != nil {
+	u := users[0]
+	if err := w.Start(s.now().UTC(), u); err != nil {
 		return n, err
 	}
-	n.Subscriptions = len(subs)
-	if err := w.Start(s.now().UTC(), users[0], subs); err != nil {
-		return n, err
+	subject := userdata.Subject{UserID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, PaddleCustomerID: u.PaddleCustomerID}
+	for _, e := range s.userdata.Exports() {
+		if err := w.Section(e.Key); err != nil {
+			return n, err
+		}
+		n[e.Key] = 0
+		err := e.Rows(ctx, tx, subject, ExportPageSize, func(p []any) error {
+			n[e.Key] += len(p)
+			return w.Rows(p)
+		})
+		if err != nil {
+			return n, err
+		}
 	}
-	err = s.credits.WithTx(tx).EachMovement(ctx, a.UserID, ExportPageSize, func(p []credits.Movement) error {
-		n.Ledger += len(p)
-		return w.Ledger(p)
-	})
-	if err != nil {
-		return n, err
-	}
-	err = feedback.ForUserTx(ctx, tx, a.UserID, ExportPageSize, func(p []models.Feedback) error {
-		n.Feedback += len(p)
-		return w.Feedback(p)
-	})
-	if err != nil {
-		return n, err
-	}
-	self := audit.Actor{ClerkUserID: a.ClerkUserID}.Name()
-	err = audit.ForUserTx(ctx, tx, a.UserID, self, ExportPageSize, func(p []models.AuditLog) error {
-		n.Audit += len(p)
-		return w.Audit(p)
-	})
-	return n, err
+	return n, nil
 }

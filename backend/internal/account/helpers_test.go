@@ -9,9 +9,13 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/account"
+	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/feedback"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs/jobstest"
+	"github.com/fabrica-saas/fabrica/backend/internal/userdata"
+	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
 const testErasureKey = "account-test-erasure-tombstone-key-0123456789"
@@ -45,7 +49,16 @@ func newAccountsWith(t *testing.T, db *gorm.DB, m *jobstest.Mailer, cfg account.
 	hooks := append([]account.SignupHook{account.SignupGrant(ledger, testSignupCredits, hs.screen),
 		account.WelcomeEmail(m, cfg.AppName, cfg.DashboardURL)}, hs.extra...)
 	return account.New(account.Deps{DB: db, Ledger: ledger, Jobs: m, Billing: bill, Erasures: erasures,
-		SignupHooks: hooks, Log: discardLog()}, cfg)
+		SignupHooks: hooks, UserData: builtInUserData(t), Log: discardLog()}, cfg)
+}
+
+// builtInUserData is the user-data registry of the built-in owners, in app's order.
+func builtInUserData(t *testing.T) *userdata.Registry {
+	t.Helper()
+	r, err := userdata.New(account.UserData(), billing.UserData(), credits.UserData(), feedback.UserData(),
+		audit.UserData(), webhook.UserData())
+	require.NoError(t, err)
+	return r
 }
 
 // verified is the verification object Clerk puts on an address it has verified.

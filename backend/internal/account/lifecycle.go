@@ -10,7 +10,7 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/audit"
 	"github.com/fabrica-saas/fabrica/backend/internal/email"
-	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
+	"github.com/fabrica-saas/fabrica/backend/internal/userdata"
 )
 
 // DefaultDeletionGrace is the restore window of a soft-deleted account when Config.DeletionGrace is unset.
@@ -100,13 +100,14 @@ func (s *Service) cancelSubscriptions(ctx context.Context, tx *gorm.DB, userID u
 const defaultEraseBatch = 100
 
 // HardDeleteExpired erases up to limit users whose soft delete is older than the grace period at now, and
-// returns how many it erased. For each, in one transaction with the delete: a tombstone in erased_users
-// (see Erasures), so no late event can recreate the user; the user's audit rows anonymised (no IPs, the
-// tombstone hash where the Clerk id was: audit.ForgetUserTx), then a user.hard_deleted row naming only the
-// hash; and every archived webhook delivery about the user (their Clerk id, address or Paddle customer)
-// redacted (webhook.RedactTx). Deleting the user cascades to subscriptions and credit_transactions, while
-// audit rows survive (audit_logs.user_id is not a foreign key). FOR UPDATE SKIP LOCKED splits the work
-// between concurrent runs, so several instances never erase, or audit, a user twice.
+// returns how many it erased. In one transaction with the delete: every registered table's erasure work
+// (userdata: the audit rows anonymised with the tombstone hash where the Clerk id was, every archived
+// webhook delivery about the user redacted, and whatever a module registers), then per user a
+// user.hard_deleted audit row naming only the hash and a tombstone in erased_users (see Erasures), so no
+// late event can recreate the user. Deleting the users rows does the rest through the foreign keys (the
+// tables registered as deleted by cascade or redacted by SET NULL); audit rows survive (audit_logs.user_id
+// is not a foreign key). FOR UPDATE SKIP LOCKED splits the work between concurrent runs, so several
+// instances never erase, or audit, a user twice.
 func (s *Service) HardDeleteExpired(ctx context.Context, now time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		limit = defaultEraseBatch
@@ -124,18 +125,24 @@ func (s *Service) HardDeleteExpired(ctx context.Context, now time.Time, limit in
 		if err != nil || len(victims) == 0 {
 			return err
 		}
-		ids := make([]uuid.UUID, 0, len(victims))
-		var subjects []string
+		subjects := make([]userdata.Subject, 0, len(victims))
 		for _, v := range victims {
 			standIn, err := s.erased.standIn(v.ClerkUserID)
 			if err != nil {
 				return err
 			}
-			if err := audit.ForgetUserTx(ctx, tx, v.ID, v.ClerkUserID, v.Email, standIn); err != nil {
-				return err
-			}
+			subjects = append(subjects, userdata.Subject{UserID: v.ID, ClerkUserID: v.ClerkUserID, Email: v.Email,
+				PaddleCustomerID: v.PaddleCustomerID, StandIn: standIn})
+		}
+		// Before the hard_deleted rows: the audit erasure anonymises the user's rows, and this one already
+		// names only the stand-in.
+		if err := s.userdata.EraseTx(ctx, tx, subjects, s.now()); err != nil {
+			return err
+		}
+		ids := make([]uuid.UUID, 0, len(victims))
+		for i, v := range victims {
 			if err := audit.Write(ctx, tx, audit.Entry{Actor: audit.ActorSystem, Action: ActionHardDeleted,
-				UserID: &v.ID, ResourceType: "user", ResourceID: standIn,
+				UserID: &v.ID, ResourceType: "user", ResourceID: subjects[i].StandIn,
 				Details: map[string]any{"deleted_at": v.DeletedAt.UTC()}}); err != nil {
 				return err
 			}
@@ -143,16 +150,6 @@ func (s *Service) HardDeleteExpired(ctx context.Context, now time.Time, limit in
 				return err
 			}
 			ids = append(ids, v.ID)
-			subjects = append(subjects, v.ClerkUserID)
-			if v.Email != "" {
-				subjects = append(subjects, v.Email)
-			}
-			if v.PaddleCustomerID != nil {
-				subjects = append(subjects, *v.PaddleCustomerID)
-			}
-		}
-		if _, err := webhook.RedactTx(ctx, tx, subjects, s.now()); err != nil {
-			return err
 		}
 		return tx.Exec(`DELETE FROM users WHERE id IN ?`, ids).Error
 	})

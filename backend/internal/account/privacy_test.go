@@ -22,23 +22,25 @@ type collected struct {
 	pages    []int
 }
 
-func (c *collected) Start(_ time.Time, u models.User, _ []models.Subscription) error {
+func (c *collected) Start(_ time.Time, u models.User) error {
 	c.user = u
 	return nil
 }
 
-func (c *collected) Ledger(p []credits.Movement) error {
-	c.ledger, c.pages = append(c.ledger, p...), append(c.pages, len(p))
-	return nil
-}
+func (c *collected) Section(string) error { return nil }
 
-func (c *collected) Feedback(p []models.Feedback) error {
-	c.feedback, c.pages = append(c.feedback, p...), append(c.pages, len(p))
-	return nil
-}
-
-func (c *collected) Audit(p []models.AuditLog) error {
-	c.audit, c.pages = append(c.audit, p...), append(c.pages, len(p))
+func (c *collected) Rows(p []any) error {
+	for _, row := range p {
+		switch r := row.(type) {
+		case credits.Movement:
+			c.ledger = append(c.ledger, r)
+		case models.Feedback:
+			c.feedback = append(c.feedback, r)
+		case models.AuditLog:
+			c.audit = append(c.audit, r)
+		}
+	}
+	c.pages = append(c.pages, len(p))
 	return nil
 }
 
@@ -96,7 +98,7 @@ func TestExportReadsALongHistoryInPages(t *testing.T) {
 	var x collected
 	n, err := svc.Export(ctx, audit.Actor{UserID: u.ID, ClerkUserID: u.ClerkUserID}, &x)
 	require.NoError(t, err)
-	require.Equal(t, account.ExportCounts{Ledger: rows, Audit: rows}, n)
+	require.Equal(t, account.ExportCounts{"subscriptions": 0, "credit_transactions": rows, "feedback": 0, "audit_logs": rows}, n)
 	require.Equal(t, []int{500, 500, 201, 500, 500, 201}, x.pages, "ledger pages, then audit pages")
 	seen := map[string]bool{}
 	for i, m := range x.ledger {

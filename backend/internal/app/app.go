@@ -36,8 +36,10 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/idempotency"
 	"github.com/fabrica-saas/fabrica/backend/internal/jobs"
 	"github.com/fabrica-saas/fabrica/backend/internal/metrics"
+	"github.com/fabrica-saas/fabrica/backend/internal/module"
 	"github.com/fabrica-saas/fabrica/backend/internal/session"
 	"github.com/fabrica-saas/fabrica/backend/internal/usage"
+	"github.com/fabrica-saas/fabrica/backend/internal/userdata"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
 
@@ -95,6 +97,10 @@ type App struct {
 	// usage meters the tiers' features; idempotency backs the Idempotency-Key middleware.
 	usage       *usage.Service
 	idempotency *idempotency.Store
+	// modules are the app's own packages (appModules), built once in wire.
+	modules []module.Module
+	// registry is every owner's tables of user data (userData): the export's sections, the erasure's work.
+	registry *userdata.Registry
 }
 
 // LoadConfig reads the configuration from getenv (and .env in development).
@@ -182,13 +188,23 @@ func (a *App) wire() error {
 	if a.blocklist, err = disposable.New(a.db, disposable.Config{URL: cfg.DisposableDomainsURL}, a.log); err != nil {
 		return err
 	}
+	a.usage = usage.New(usage.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue, Hooks: a.opts.UsageHooks, Log: a.log},
+		usage.Config{DedupWindow: cfg.UsageDedupWindow, Retention: cfg.UsageEventRetention, AppName: cfg.AppName,
+			ManageURL: cfg.PublicBaseURL, Now: a.clock.Now})
+	a.idempotency = idempotency.New(a.db, a.clock.Now)
+	// The app's own packages, built once their collaborators exist; their parts are wired below beside
+	// the built-in ones (routes, errors, user data) and in App.tasks.
+	a.modules = a.appModules()
+	if a.registry, err = a.userData(); err != nil {
+		return err
+	}
 	// The sign-up hooks, in order: what the product does when a user appears, then the deployment's own.
 	hooks := append([]account.SignupHook{
 		account.SignupGrant(a.ledger, tiers.Free().SignupCredits, a.blocklist),
 		account.WelcomeEmail(queue, cfg.AppName, cfg.PublicBaseURL),
 	}, a.opts.SignupHooks...)
 	a.accounts = account.New(account.Deps{DB: a.db, Ledger: a.ledger, Jobs: queue, Billing: a.billing,
-		Erasures: erasures, SignupHooks: hooks, Log: a.log, Now: a.clock.Now},
+		Erasures: erasures, SignupHooks: hooks, UserData: a.registry, Log: a.log, Now: a.clock.Now},
 		account.Config{
 			AppName: cfg.AppName, DashboardURL: cfg.PublicBaseURL,
 			DeletionGrace: cfg.AccountDeletionGrace, UnsubscribeSecret: cfg.EmailUnsubscribeSecret,
@@ -198,16 +214,15 @@ func (a *App) wire() error {
 		return err
 	}
 	a.catchup = a.newCatchup()
-	a.usage = usage.New(usage.Deps{DB: a.db, Tiers: tiers, Ledger: a.ledger, Jobs: queue, Hooks: a.opts.UsageHooks, Log: a.log},
-		usage.Config{DedupWindow: cfg.UsageDedupWindow, Retention: cfg.UsageEventRetention, AppName: cfg.AppName,
-			ManageURL: cfg.PublicBaseURL, Now: a.clock.Now})
-	a.idempotency = idempotency.New(a.db, a.clock.Now)
 	a.broadcasts = broadcast.New(broadcast.Deps{DB: a.db, Jobs: queue, Sender: sender, Links: a.accounts, Tiers: tiers, Log: a.log},
 		broadcast.Config{AppName: cfg.AppName, CompanyLegalName: cfg.CompanyLegalName, RatePerSecond: cfg.EmailRatePerSecond})
 	a.workers = river.NewWorkers()
 	river.AddWorker(a.workers, jobs.NewEmailWorker(sender, email.Renderer{Footer: email.Footer{CompanyLegalName: cfg.CompanyLegalName}}))
 	river.AddWorker(a.workers, jobs.NewBroadcastDispatchWorker(a.broadcasts))
 	river.AddWorker(a.workers, jobs.NewBroadcastSendWorker(a.broadcasts))
+	if err := checkTaskNames(a.tasks()); err != nil {
+		return err
+	}
 	river.AddWorker(a.workers, jobs.NewTaskWorker(a.tasks(), a.log, a.clock.Now))
 	river.AddWorker(a.workers, jobs.NewCancelSubscriptionWorker(a.paddle, func(err error) bool {
 		// Not found or already canceled: there is nothing left to stop.
@@ -227,6 +242,10 @@ func (a *App) wire() error {
 		Templates: email.BroadcastTemplates(), BypassTemplates: email.BypassTemplates(), Tiers: tierNames})
 	if err != nil {
 		return fmt.Errorf("config: CLERK_PUBLISHABLE_KEY: %w", err)
+	}
+	routes, errs, err := a.moduleEdges()
+	if err != nil {
+		return err
 	}
 	a.echo = httpapi.New(httpapi.Config{
 		Env:                cfg.Env,
@@ -263,12 +282,18 @@ func (a *App) wire() error {
 		Dev:         a.devTools(),
 		Usage:       a.usage,
 		Idempotency: a.idempotency,
-		// The app's own endpoints (docs/usage.md, "A metered endpoint of your own"), one line each.
-		Routes: []func(httpapi.Routes){
-			imagegen.Register(imagegen.Deps{DB: a.db, Usage: a.usage}), // POST /api/v1/generations (the worked example)
-		},
+		Routes:      routes,
+		Errors:      errs,
 	})
 	return nil
+}
+
+// appModules are the app's own packages (docs/architecture.md, "A package of your own"): one line each.
+// A package here adds its routes, error codes, periodic tasks and tables of user data through its Module.
+func (a *App) appModules() []module.Module {
+	return []module.Module{
+		imagegen.Module(imagegen.Deps{DB: a.db, Usage: a.usage}), // POST /api/v1/generations, the worked example
+	}
 }
 
 // sessions builds the session verifier: Clerk's keys, or in development with no Clerk key configured the

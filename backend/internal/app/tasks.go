@@ -21,7 +21,7 @@ const (
 	purgeBatch      = 5000
 )
 
-// tasks are the scheduled maintenance jobs. Each is idempotent and bounded, so River may run it on any
+// tasks are the scheduled maintenance jobs, the modules' last (module.Task). Each is idempotent and bounded, so River may run it on any
 // instance, twice, or next to an operator's `fabrica jobs run`.
 func (a *App) tasks() []jobs.Task {
 	return append([]jobs.Task{
@@ -70,7 +70,7 @@ func (a *App) tasks() []jobs.Task {
 		// development clock move does not run it (a simulation judges the invariants once, at its end:
 		// scenarios that each play their own stretch of time are not all consistent at every instant).
 		{Name: "verify", Every: 24 * time.Hour, RealTime: true, Run: a.verifyTask},
-	}, slices.Concat(a.usageTasks(), a.catchupTasks(), a.blocklistTasks())...)
+	}, slices.Concat(a.usageTasks(), a.catchupTasks(), a.blocklistTasks(), a.moduleTasks())...)
 }
 
 // blocklistTasks refreshes the disposable-email blocklist daily from DISPOSABLE_DOMAINS_URL, when it is set,

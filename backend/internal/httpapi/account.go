@@ -23,7 +23,7 @@ type accountHandler struct {
 	ledger   *credits.Service
 }
 
-var accountErrors = []sentinel{
+var accountErrors = []ErrorCode{
 	{account.ErrDeleted, http.StatusGone, "account_deleted", "this account is deleted"},
 	{account.ErrFieldNotAllowed, http.StatusUnprocessableEntity, "validation_failed", "these fields cannot be changed"},
 	{account.ErrInvalidField, http.StatusUnprocessableEntity, "validation_failed", "invalid value for these fields"},

@@ -23,7 +23,7 @@ type adminHandler struct {
 	ids    []string
 }
 
-var adminErrors = []sentinel{
+var adminErrors = []ErrorCode{
 	{admin.ErrNoReplayer, http.StatusServiceUnavailable, "unavailable", "webhook replay is not configured"},
 }
 

@@ -23,7 +23,7 @@ type Authenticator interface {
 }
 
 // sessionErrors: any token problem is a 401; a JWKS outage is ours, not the client's.
-var sessionErrors = []sentinel{
+var sessionErrors = []ErrorCode{
 	{session.ErrMissingToken, http.StatusUnauthorized, "unauthorized", "missing bearer token"},
 	{session.ErrInvalidToken, http.StatusUnauthorized, "unauthorized", "invalid or expired session token"},
 	{session.ErrUnconfigured, http.StatusUnauthorized, "unauthorized", "session verification is not configured"},

@@ -15,7 +15,7 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
-var billingErrors = []sentinel{
+var billingErrors = []ErrorCode{
 	{billing.ErrAlreadySubscribed, http.StatusConflict, "already_subscribed", "you already have an active subscription; change tier instead"},
 	{billing.ErrFreeTierCheckout, http.StatusConflict, "free_tier", "the free tier needs no checkout"},
 	{billing.ErrUnknownTier, http.StatusUnprocessableEntity, "unknown_tier", "unknown tier"},

@@ -13,7 +13,7 @@ import (
 
 // Broadcasts and the email preview, behind the admin gate.
 
-var broadcastErrors = []sentinel{
+var broadcastErrors = []ErrorCode{
 	{broadcast.ErrInvalidDraft, http.StatusUnprocessableEntity, "validation_failed", "invalid value for these fields"},
 	{broadcast.ErrUnknownTemplate, http.StatusUnprocessableEntity, "unknown_template", "not a broadcast template"},
 	{broadcast.ErrConsentRequired, http.StatusConflict, "consent_required", "marketing email cannot bypass consent"},

@@ -23,7 +23,7 @@ type creditsHandler struct {
 // creditsErrors: the ledger's sentinels. A job has one outcome: completing a failed (or already refunded)
 // job, or failing a completed one, is a 409 rather than a silent no-op, so a worker bug that reports both
 // shows up.
-var creditsErrors = []sentinel{
+var creditsErrors = []ErrorCode{
 	{credits.ErrInsufficient, http.StatusPaymentRequired, "insufficient_credits", "not enough credits"},
 	{credits.ErrInvalidAmount, http.StatusUnprocessableEntity, "validation_failed", "amount must be a positive integer"},
 	{credits.ErrInvalidJobID, http.StatusUnprocessableEntity, "validation_failed", "job_id is required"},

@@ -38,22 +38,24 @@ func NewError(status int, code, message string) *APIError {
 	return &APIError{Status: status, Code: code, Message: message}
 }
 
-// sentinel maps a domain error to its response. Domain packages never know about HTTP; the error map is
-// the only place their errors meet status codes.
-type sentinel struct {
-	err     error
-	status  int
-	code    string
-	message string
+// ErrorCode maps a domain sentinel to its response: a row of the error table. Domain packages never know
+// about HTTP; the error table is the only place their errors meet status codes. A module of the app
+// brings its own rows (Deps.Errors) rather than editing the table.
+type ErrorCode struct {
+	Err     error
+	Status  int
+	Code    string
+	Message string
 }
 
 // errorMap is the one table from domain sentinels to responses. Each API area declares its part beside
-// its handlers; they meet here, and a test forbids a sentinel appearing twice.
+// its handlers; they meet here, and a test forbids a sentinel appearing twice. Deps.Errors (the modules'
+// rows) follow it.
 var errorMap = slices.Concat(dataErrors, webhookErrors, sessionErrors, accountErrors, billingErrors,
 	creditsErrors, adminErrors, feedbackErrors, broadcastErrors, usageErrors)
 
 // dataErrors are the db package's sentinels, which any area can surface.
-var dataErrors = []sentinel{
+var dataErrors = []ErrorCode{
 	{db.ErrNotFound, http.StatusNotFound, "not_found", "not found"},
 	{db.ErrBadCursor, http.StatusBadRequest, "bad_request", "invalid cursor"},
 }
@@ -81,21 +83,41 @@ var codeForStatus = map[int]string{
 	http.StatusServiceUnavailable:    "unavailable",
 }
 
-// resolve turns any error into (status, body). Unknown errors become 500 internal_error and are the only
+// CheckErrors refuses module rows that map a sentinel the table, or another row, already maps (a second
+// row would be dead: the first match wins) or that lack a code or message. App runs it at boot.
+func CheckErrors(extra []ErrorCode) error {
+	seen := map[error]bool{}
+	for _, s := range errorMap {
+		seen[s.Err] = true
+	}
+	var errs []error
+	for _, s := range extra {
+		switch {
+		case s.Err == nil || s.Status == 0 || s.Code == "" || s.Message == "":
+			errs = append(errs, fmt.Errorf("error row %v: needs a sentinel, a status, a code and a message", s))
+		case seen[s.Err]:
+			errs = append(errs, fmt.Errorf("sentinel %q is mapped twice", s.Err))
+		}
+		seen[s.Err] = true
+	}
+	return errors.Join(errs...)
+}
+
+// resolve turns any error into (status, body) through table (errorMap, then the modules' rows). Unknown errors become 500 internal_error and are the only
 // ones logged here: their detail goes to the log, never to the client.
-func resolve(err error) (int, ErrorDetail, bool) {
+func resolve(err error, table []ErrorCode) (int, ErrorDetail, bool) {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.Status, ErrorDetail{Code: apiErr.Code, Message: apiErr.Message}, false
 	}
-	for _, s := range errorMap {
-		if errors.Is(err, s.err) {
-			msg := s.message
+	for _, s := range table {
+		if errors.Is(err, s.Err) {
+			msg := s.Message
 			var named fieldNamer
 			if errors.As(err, &named) {
 				msg += ": " + strings.Join(named.FieldNames(), ", ")
 			}
-			return s.status, ErrorDetail{Code: s.code, Message: msg}, false
+			return s.Status, ErrorDetail{Code: s.Code, Message: msg}, false
 		}
 	}
 	var maxBytes *http.MaxBytesError
@@ -117,7 +139,7 @@ func resolve(err error) (int, ErrorDetail, bool) {
 	return http.StatusInternalServerError, ErrorDetail{Code: "internal_error", Message: "internal server error"}, true
 }
 
-func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+func errorHandler(log *slog.Logger, table []ErrorCode) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
 			// A streamed answer (the export) failed after its status went out: no error answer can follow,
@@ -125,7 +147,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			requestLog(c, log).WarnContext(c.Request().Context(), "request failed after the response started", keyError, err.Error())
 			return
 		}
-		status, detail, unexpected := resolve(err)
+		status, detail, unexpected := resolve(err, table)
 		if unexpected {
 			requestLog(c, log).ErrorContext(c.Request().Context(), "request failed", keyError, err.Error())
 			report(c, err)

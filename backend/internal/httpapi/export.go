@@ -14,9 +14,10 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/models"
 )
 
-// export answers GET /me/export by streaming: the document ({exported_at, user, subscriptions,
-// credit_transactions, feedback, audit_logs}) is written while the account service reads it page by page,
-// so neither side holds more than a page and a write buffer, whatever the length of the user's history.
+// export answers GET /me/export by streaming: the document ({exported_at, user, then one array per
+// exported table of the user-data registry: subscriptions, credit_transactions, feedback, audit_logs, and
+// any a module registers}) is written while the account service reads it page by page, so neither side
+// holds more than a page and a write buffer, whatever the length of the user's history.
 // The status is sent with the first byte: a failure after that (the client went away, the database
 // failed) cannot become an error answer, so the document is left unfinished, which no JSON reader
 // mistakes for a whole one, and the error handler logs it.
@@ -28,9 +29,6 @@ func (h *accountHandler) export(c echo.Context) error {
 	return w.end()
 }
 
-// exportSections are the export's arrays after subscriptions, in the order account.ExportWriter fills them.
-var exportSections = []string{"credit_transactions", "feedback", "audit_logs"}
-
 // exportBuffer is the write buffer of a streaming export: the response gets whole buffers, and one flush
 // per page.
 const exportBuffer = 32 << 10
@@ -39,84 +37,80 @@ const exportBuffer = 32 << 10
 type exportStream struct {
 	c   echo.Context
 	buf *bufio.Writer
-	// open is how many of exportSections have been opened; the last one opened is still open.
-	open  int
-	first bool
+	// open is true while a section's array is open; first while it has no row yet.
+	open, first bool
 }
 
-func (s *exportStream) Start(exportedAt time.Time, u models.User, subs []models.Subscription) error {
+func (s *exportStream) Start(exportedAt time.Time, u models.User) error {
 	res := s.c.Response()
 	res.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	res.WriteHeader(http.StatusOK)
 	s.buf = bufio.NewWriterSize(res, exportBuffer)
-	views := make([]exportSubscription, 0, len(subs))
-	for _, sub := range subs {
-		views = append(views, exportSubscription{subscriptionView: *toSubscriptionView(sub),
-			PaddleCustomerID: sub.PaddleCustomerID, PaddlePriceID: sub.PaddlePriceID,
-			CurrentPeriodStart: sub.CurrentPeriodStart, AccessRevokedAt: sub.AccessRevokedAt,
-			CreatedAt: sub.CreatedAt, UpdatedAt: sub.UpdatedAt})
-	}
 	s.raw(`{"exported_at":`)
 	s.value(exportedAt)
 	s.raw(`,"user":`)
-	s.value(exportUser{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, DisplayName: u.DisplayName,
+	return s.value(exportUser{ID: u.ID, ClerkUserID: u.ClerkUserID, Email: u.Email, DisplayName: u.DisplayName,
 		Locale: u.Locale, Tier: u.CurrentTier, Consent: toConsentView(u), SignupMetadata: toSignupMetadataView(u),
 		DisposableEmail: u.DisposableEmail, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt})
-	s.raw(`,"subscriptions":`)
-	return s.value(views)
 }
 
-func (s *exportStream) Ledger(page []credits.Movement) error {
-	return items(s, 0, page, func(m credits.Movement) any {
-		return movementView{ID: m.ID, Delta: m.Delta, Kind: m.Kind, JobID: m.JobID, Reason: m.Reason, CreatedAt: m.CreatedAt}
-	})
+// Section closes the open array and opens the next, under key (the registry's keys are plain names).
+func (s *exportStream) Section(key string) error {
+	s.close()
+	s.raw(`,`)
+	if err := s.value(key); err != nil {
+		return err
+	}
+	s.raw(`:[`)
+	s.open, s.first = true, true
+	return nil
 }
 
-func (s *exportStream) Feedback(page []models.Feedback) error {
-	return items(s, 1, page, func(f models.Feedback) any {
-		return exportFeedback{Message: f.Message, Page: f.Page, Rating: f.Rating, CreatedAt: f.CreatedAt}
-	})
-}
-
-func (s *exportStream) Audit(page []models.AuditLog) error {
-	return items(s, 2, page, func(a models.AuditLog) any {
-		return exportAudit{Action: a.Action, Actor: audit.Exported(a.Actor), ResourceType: a.ResourceType,
-			ResourceID: a.ResourceID, Details: a.Details, IP: a.IP, CreatedAt: a.CreatedAt}
-	})
-}
-
-// items writes one page of a section's array, then hands what is buffered to the client.
-func items[T any](s *exportStream, section int, page []T, view func(T) any) error {
-	s.enter(section + 1)
+// Rows writes one page of the open section, then hands what is buffered to the client.
+func (s *exportStream) Rows(page []any) error {
 	for _, row := range page {
 		if !s.first {
 			s.raw(",")
 		}
 		s.first = false
-		if err := s.value(view(row)); err != nil {
+		if err := s.value(exportView(row)); err != nil {
 			return err
 		}
 	}
 	return s.flush()
 }
 
-// enter closes the open section and opens every section before the nth (1-based), each left empty when
-// the writer skipped it (a table without rows gets no page).
-func (s *exportStream) enter(n int) {
-	for s.open < n {
-		if s.open > 0 {
-			s.raw("]")
-		}
-		s.raw(`,"` + exportSections[s.open] + `":[`)
-		s.open++
-		s.first = true
+// exportView is the export's JSON of a row: the built-in owners' row types get the API's views; a
+// module's row is already its own export view.
+func exportView(row any) any {
+	switch r := row.(type) {
+	case models.Subscription:
+		return exportSubscription{subscriptionView: *toSubscriptionView(r),
+			PaddleCustomerID: r.PaddleCustomerID, PaddlePriceID: r.PaddlePriceID,
+			CurrentPeriodStart: r.CurrentPeriodStart, AccessRevokedAt: r.AccessRevokedAt,
+			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	case credits.Movement:
+		return movementView{ID: r.ID, Delta: r.Delta, Kind: r.Kind, JobID: r.JobID, Reason: r.Reason, CreatedAt: r.CreatedAt}
+	case models.Feedback:
+		return exportFeedback{Message: r.Message, Page: r.Page, Rating: r.Rating, CreatedAt: r.CreatedAt}
+	case models.AuditLog:
+		return exportAudit{Action: r.Action, Actor: audit.Exported(r.Actor), ResourceType: r.ResourceType,
+			ResourceID: r.ResourceID, Details: r.Details, IP: r.IP, CreatedAt: r.CreatedAt}
+	}
+	return row
+}
+
+func (s *exportStream) close() {
+	if s.open {
+		s.raw("]")
+		s.open = false
 	}
 }
 
 // end completes the document.
 func (s *exportStream) end() error {
-	s.enter(len(exportSections))
-	s.raw("]}\n")
+	s.close()
+	s.raw("}\n")
 	return s.flush()
 }
 

@@ -17,7 +17,7 @@ const (
 	feedbackPerHour = 10
 )
 
-var feedbackErrors = []sentinel{
+var feedbackErrors = []ErrorCode{
 	{feedback.ErrInvalid, http.StatusUnprocessableEntity, "validation_failed", "invalid value for these fields"},
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/getsentry/sentry-go"
@@ -81,8 +82,10 @@ type Deps struct {
 	// Idempotency-Key middleware.
 	Usage       *usage.Service
 	Idempotency *idempotency.Store
-	// Routes adds the app's own endpoints (docs/usage.md, "A metered endpoint of your own").
+	// Routes adds the app's own endpoints and Errors maps their sentinels (app fills both from its
+	// modules; docs/architecture.md, "A package of your own"). Errors must pass CheckErrors.
 	Routes []func(Routes)
+	Errors []ErrorCode
 	// Dev is development's clock and mail view (nil: the /dev routes answer 404; only development has them).
 	Dev DevTools
 }
@@ -111,7 +114,7 @@ func New(cfg Config, deps Deps) *echo.Echo {
 	deps.Now = clock.Or(deps.Now)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = errorHandler(deps.Log)
+	e.HTTPErrorHandler = errorHandler(deps.Log, slices.Concat(errorMap, deps.Errors))
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 
 	// Pre runs before routing, so even a 404 or 405 carries the security headers and a request id.

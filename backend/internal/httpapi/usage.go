@@ -19,7 +19,7 @@ type usageHandler struct {
 }
 
 // usageErrors: usage's sentinels, and the Idempotency-Key convention's.
-var usageErrors = []sentinel{
+var usageErrors = []ErrorCode{
 	{usage.ErrInvalid, http.StatusUnprocessableEntity, "validation_failed", "invalid usage"},
 	{usage.ErrNoReservation, http.StatusNotFound, "not_found", "no reservation for this key"},
 	{idempotency.ErrKeyReused, http.StatusConflict, "idempotency_key_reused",

@@ -19,7 +19,7 @@ type WebhookIngester interface {
 
 // webhookErrors: every signature failure is a 401 and writes nothing; providers retry non-2xx, which heals
 // a secret rotated on their side before ours.
-var webhookErrors = []sentinel{
+var webhookErrors = []ErrorCode{
 	{webhook.ErrMissingSignature, http.StatusUnauthorized, "invalid_signature", "missing webhook signature"},
 	{webhook.ErrMalformedSignature, http.StatusUnauthorized, "invalid_signature", "malformed webhook signature"},
 	{webhook.ErrStaleSignature, http.StatusUnauthorized, "invalid_signature", "webhook signature timestamp outside tolerance"},
