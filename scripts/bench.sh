@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The load benchmark of `make bench` (docs/benchmarks.md): targets T1-T6 of issue 15, each a ratio or a
+# The load benchmark of `make bench` (docs/benchmarks.md): targets T1-T6, each a ratio or a
 # per-delivery cost measured in this one run. It starts a throwaway Postgres cluster (fsync and default
 # durability on), runs the real server on it and drives it with bin/loadgen, and runs pgbench on the same
 # database with the same client count on the SQL the server sends (scripts/bench/*.sql). Three rounds,

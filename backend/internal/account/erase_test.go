@@ -116,8 +116,9 @@ func TestConcurrentHardDeletesEraseEachUserOnce(t *testing.T) {
 	require.Zero(t, left)
 }
 
-// Item 11: the hard delete leaves a tombstone that says nothing about the person: 32 bytes of keyed hash,
-// neither the Clerk id nor its plain hash, and meaningless under any other key.
+// The hole "an erased user resurrected by a late event" (docs/security.md): the hard delete leaves a tombstone that
+// says nothing about the person: 32 bytes of keyed hash, neither the Clerk id nor its plain hash, and meaningless under
+// any other key.
 func TestItem11TombstoneIsAKeyedHashWithNoPersonalData(t *testing.T) {
 	t.Parallel()
 	svc, db := newService(t, account.Config{DeletionGrace: 30 * day})
@@ -159,9 +160,9 @@ func TestEnsureUserWithoutAnErasureKeyCreatesNothing(t *testing.T) {
 	require.Zero(t, n)
 }
 
-// Item 11, the race: a late user.created whose upsert waits on the row lock of a hard delete in progress
-// finds no row to conflict with once the delete commits. It must not insert a fresh user: the delivery
-// fails (everything rolled back) and its retry is a clean no-op.
+// The hole "an erased user resurrected by a late event" (docs/security.md), the race: a late user.created whose upsert
+// waits on the row lock of a hard delete in progress finds no row to conflict with once the delete commits. It must not
+// insert a fresh user: the delivery fails (everything rolled back) and its retry is a clean no-op.
 func TestItem11UserCreatedRacingTheErasureDoesNotResurrect(t *testing.T) {
 	t.Parallel()
 	raceTheErasure(t, account.EventUserCreated)

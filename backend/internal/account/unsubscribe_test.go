@@ -31,7 +31,7 @@ func tokenOf(t *testing.T, svc *account.Service, u models.User) string {
 	return link.Query().Get("t")
 }
 
-// v1Token mints a token in the format issued before item 10, as links already in inboxes carry it.
+// v1Token mints a token in the first (v1, unencrypted) format, as links already in inboxes carry it.
 func v1Token(secret, clerkID string) string {
 	m := hmac.New(sha256.New, []byte(secret))
 	m.Write([]byte("unsubscribe|v1|" + clerkID))
@@ -170,8 +170,9 @@ func revealsBase64(s string, secret []byte) bool {
 	return false
 }
 
-// Item 10: an unsubscribe link travels through mail providers, forwarding and link scanners; its token
-// must not tell any of them who the user is at Clerk (or which row they are here).
+// The hole "an unsubscribe link that acts on GET or reveals the Clerk id" (docs/security.md): an unsubscribe link
+// travels through mail providers, forwarding and link scanners; its token must not tell any of them who the user is at
+// Clerk (or which row they are here).
 func TestItem10TokenDoesNotRevealTheClerkID(t *testing.T) {
 	t.Parallel()
 	svc, db := newService(t, unsubCfg)

@@ -81,8 +81,8 @@ func TestAdminAPIRequiresASession(t *testing.T) {
 	require.Zero(t, e.count(t, `SELECT count(*) FROM users`)+e.count(t, `SELECT count(*) FROM audit_logs`))
 }
 
-// Every refused request is a 403; each refused user gets one admin.unauthorized row a minute (item 12),
-// naming the path of the first refusal, never a query.
+// Every refused request is a 403; each refused user gets one admin.unauthorized row a minute (docs/security.md,
+// "refused admin requests growing the audit trail"), naming the path of the first refusal, never a query.
 func TestAdminAPIRefusesNonAdmins(t *testing.T) {
 	t.Parallel()
 	e := newAdminEnv(t)

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Regression tests of item 4 of the security issue: users reported their own job outcomes. Job outcomes
-// are now the trusted side's to report (a service key), the orphan window is per job, and job ids are
-// scoped per user.
+// Regression tests of the hole "users reporting their own job outcomes" (docs/security.md). Job outcomes are
+// now the trusted side's to report (a service key), the orphan window is per job, and job ids are scoped per
+// user.
 
 // userID is the internal users.id of clerkID's user.
 func (e *apiEnv) userID(t *testing.T, clerkID string) string {

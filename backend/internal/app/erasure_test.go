@@ -23,8 +23,9 @@ func (e *apiEnv) eraseAll(t *testing.T) {
 	require.Equal(t, 1, n)
 }
 
-// Item 11: a replay of user.created (a new svix id: Svix's dashboard resend, or a delivery retried past the
-// erasure) must not bring an erased user back, nor re-grant the signup credits, nor send a second welcome.
+// The hole "an erased user resurrected by a late event" (docs/security.md): a replay of user.created (a new svix id:
+// Svix's dashboard resend, or a delivery retried past the erasure) must not bring an erased user back, nor re-grant the
+// signup credits, nor send a second welcome.
 func TestItem11ErasedUserIsNotResurrectedByALateUserCreated(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
@@ -54,8 +55,9 @@ func TestItem11ErasedUserIsNotResurrectedByALateUserCreated(t *testing.T) {
 	require.Zero(t, after.Failed)
 }
 
-// Item 11: a Clerk session of an erased user (the Clerk identity outlives our erasure) must not lazily
-// create a fresh, empty account: every request answers 410, however fresh the sign-in.
+// The hole "an erased user resurrected by a late event" (docs/security.md): a Clerk session of an erased user (the
+// Clerk identity outlives our erasure) must not lazily create a fresh, empty account: every request answers 410,
+// however fresh the sign-in.
 func TestItem11ErasedUserSessionIsRefused(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
@@ -74,8 +76,9 @@ func TestItem11ErasedUserSessionIsRefused(t *testing.T) {
 	require.Zero(t, countAll(t, e.db).Users, "no lazy user was created")
 }
 
-// Item 11: a Paddle event whose signed checkout data names an erased user (a late retry or a dashboard
-// replay) fails instead of creating the user from the signature; the archive says why.
+// The hole "an erased user resurrected by a late event" (docs/security.md): a Paddle event whose signed checkout data
+// names an erased user (a late retry or a dashboard replay) fails instead of creating the user from the signature; the
+// archive says why.
 func TestItem11ErasedUserIsNotRecreatedFromCheckoutData(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)

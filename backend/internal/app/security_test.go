@@ -42,8 +42,9 @@ type checkoutOut struct {
 	CustomData map[string]string `json:"custom_data"`
 }
 
-// Item 1: a checkout binds the user to the Paddle customer our own API call finds or creates for their
-// verified email, returns it for Paddle.js, and reuses the binding afterwards. No verified email: no checkout.
+// The hole "another customer's portal" (docs/security.md): a checkout binds the user to the Paddle customer our own API
+// call finds or creates for their verified email, returns it for Paddle.js, and reuses the binding afterwards. No
+// verified email: no checkout.
 func TestItem1CheckoutBindsThePaddleCustomer(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
@@ -70,9 +71,9 @@ func TestItem1CheckoutBindsThePaddleCustomer(t *testing.T) {
 	require.Equal(t, []string{"user_ada@example.com"}, e.paddle.customers, "no customer for the unverified address")
 }
 
-// Item 1: a signed checkout completed in Paddle.js under a victim's email lands on the victim's Paddle
-// customer. The subscription is recorded (money was taken) but flagged and audited once, and the portal
-// opens the attacker's own bound customer, never the victim's.
+// The hole "another customer's portal" (docs/security.md): a signed checkout completed in Paddle.js under a victim's
+// email lands on the victim's Paddle customer. The subscription is recorded (money was taken) but flagged and audited
+// once, and the portal opens the attacker's own bound customer, never the victim's.
 func TestItem1AnotherCustomersPortalIsNeverOpened(t *testing.T) {
 	t.Parallel()
 	e := newAdminEnv(t)
@@ -103,8 +104,8 @@ func TestItem1AnotherCustomersPortalIsNeverOpened(t *testing.T) {
 	require.Contains(t, rec.Body.String(), `"flags":["customer_mismatch"]`, "operators see the flag")
 }
 
-// Item 3: only a verified email makes an admin by email, an unverified primary address is never stored,
-// and operators can pin admins by Clerk user id.
+// The hole "admin by an unverified email" (docs/security.md): only a verified email makes an admin by email, an
+// unverified primary address is never stored, and operators can pin admins by Clerk user id.
 func TestItem3AdminByUnverifiedEmailIsRefused(t *testing.T) {
 	t.Parallel()
 	d := newAdminEnv(t).db
@@ -163,8 +164,8 @@ func clerkUserWithAddresses(t *testing.T, msgID, clerkID string, addrs []clerkAd
 	return h, body
 }
 
-// Item 12: a burst of refused admin requests from a user, all at once across two instances, writes one
-// audit row; a minute later the next refusal is recorded again.
+// The hole "refused admin requests growing the audit trail" (docs/security.md): a burst of refused admin requests from
+// a user, all at once across two instances, writes one audit row; a minute later the next refusal is recorded again.
 func TestItem12RefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
 	t.Parallel()
 	e := newAdminEnv(t)
@@ -201,8 +202,9 @@ func TestItem12RefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
 	require.Equal(t, int64(users+1), e.count(t, `SELECT count(*) FROM audit_logs WHERE action = 'admin.unauthorized'`))
 }
 
-// Item 9: the audit trail records the client's IP. Without TRUSTED_PROXIES forwarded headers are ignored
-// (anyone can send them); with it, X-Forwarded-For is believed only as far as the listed proxies vouch.
+// The hole "client IPs taken from any forwarded header" (docs/security.md): the audit trail records the client's IP.
+// Without TRUSTED_PROXIES forwarded headers are ignored (anyone can send them); with it, X-Forwarded-For is believed
+// only as far as the listed proxies vouch.
 func TestItem9ClientIPsComeFromTrustedProxiesOnly(t *testing.T) {
 	t.Parallel()
 	consentIP := func(e *apiEnv, clerkID, xff string) string {

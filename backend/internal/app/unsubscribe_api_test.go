@@ -100,8 +100,9 @@ func requirePage(t *testing.T, rec *httptest.ResponseRecorder) string {
 	return body
 }
 
-// Item 10: link scanners, previews and security gateways follow every GET in an email. The GET must only
-// show a confirmation; withdrawing consent takes the POST.
+// The hole "an unsubscribe link that acts on GET or reveals the Clerk id" (docs/security.md): link scanners, previews
+// and security gateways follow every GET in an email. The GET must only show a confirmation; withdrawing consent takes
+// the POST.
 func TestItem10UnsubscribeGETChangesNothing(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
@@ -126,8 +127,9 @@ func TestItem10UnsubscribeGETChangesNothing(t *testing.T) {
 	require.Contains(t, rec.Body.String(), `"code":"unauthorized"`)
 }
 
-// Item 10: the POST acts: RFC 8058 one-click from a mail provider (form body, token in the query) or the
-// confirmation page's button. Repeats answer the same and write nothing.
+// The hole "an unsubscribe link that acts on GET or reveals the Clerk id" (docs/security.md): the POST acts: RFC 8058
+// one-click from a mail provider (form body, token in the query) or the confirmation page's button. Repeats answer the
+// same and write nothing.
 func TestItem10UnsubscribePOSTActsOnce(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)

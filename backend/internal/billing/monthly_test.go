@@ -39,7 +39,7 @@ func month(start time.Time, k int) string {
 	return "grant:" + sampleSub + ":" + monthAfter(start.UTC(), k).Format(time.RFC3339) + "=5000"
 }
 
-// The acceptance test: a yearly subscription started 40 days ago has exactly two monthly grants
+// The monthly grant job's defining case: a yearly subscription started 40 days ago has exactly two monthly grants
 // after the job runs (month 0 from subscription.created, month 1 from the job), and a second run grants
 // nothing.
 func TestYearlySubscriptionStartedFortyDaysAgoHasTwoMonthlyGrants(t *testing.T) {

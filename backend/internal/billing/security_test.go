@@ -20,9 +20,9 @@ func transaction(eventID, txn, origin, total string, start, end time.Time) []byt
 	return b
 }
 
-// Item 2: a card update (a zero-value transaction.completed with origin subscription_payment_method_change)
-// neither restores access after a full refund nor hides the paying transaction from a later refund. Only a
-// transaction that pays restores it.
+// The hole "a card update restoring access after a refund" (docs/security.md): a card update (a zero-value
+// transaction.completed with origin subscription_payment_method_change) neither restores access after a full refund nor
+// hides the paying transaction from a later refund. Only a transaction that pays restores it.
 func TestItem2CardUpdateDoesNotRestoreAccessAfterAFullRefund(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -39,8 +39,9 @@ func TestItem2CardUpdateDoesNotRestoreAccessAfterAFullRefund(t *testing.T) {
 	require.Equal(t, "pro", f.state(t).UserTier, "an update that charged pays the period")
 }
 
-// Item 2, the other half: a card update after the paying transaction must not become "the transaction that
-// paid the period", or a full refund of the real payment would no longer revoke access.
+// The hole "a card update restoring access after a refund" (docs/security.md), the other half: a card update after the
+// paying transaction must not become "the transaction that paid the period", or a full refund of the real payment would
+// no longer revoke access.
 func TestItem2CardUpdateDoesNotShieldThePaymentFromARefund(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -50,9 +51,9 @@ func TestItem2CardUpdateDoesNotShieldThePaymentFromARefund(t *testing.T) {
 	require.Equal(t, "free", f.state(t).UserTier)
 }
 
-// Item 1: an event with no subscription row and no signature resolves through the customer only when our
-// own API bound that customer to a user; "the first user ever stored with this customer id" (here user_1,
-// whose subscription carries ctm_1 from a payload) collects nothing.
+// The hole "another customer's portal" (docs/security.md): an event with no subscription row and no signature resolves
+// through the customer only when our own API bound that customer to a user; "the first user ever stored with this
+// customer id" (here user_1, whose subscription carries ctm_1 from a payload) collects nothing.
 func TestItem1CustomerFallbackOnlyThroughTheBinding(t *testing.T) {
 	t.Parallel()
 	f := setup(t)

@@ -28,7 +28,7 @@ func TestDefaultTiers(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnknownPrice)
 }
 
-// The parity issue's shape: optional amounts beside paddle_price_ids, a per-tier rate limit, seats.
+// The tiers file's full shape: optional amounts beside paddle_price_ids, a per-tier rate limit, seats.
 func TestTiersPricesRateLimitsAndSeats(t *testing.T) {
 	t.Parallel()
 	tiers, err := ParseTiers([]byte(`tiers:

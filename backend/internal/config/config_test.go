@@ -137,8 +137,9 @@ func TestTestEnvironmentOutsideGoTestGetsTheBootGuard(t *testing.T) {
 	require.Equal(t, []string{DevPaddleWebhookSecret}, c.PaddleWebhookSecrets, "go test keeps its test environment")
 }
 
-// Item 8: fail closed. Without APP_ENV the binary is production, so a deploy that forgets the variable
-// refuses to start on dev secrets (naming the first missing one) instead of running with them.
+// The hole "a forgotten APP_ENV running on dev secrets" (docs/security.md): fail closed. Without APP_ENV the binary is
+// production, so a deploy that forgets the variable refuses to start on dev secrets (naming the first missing one)
+// instead of running with them.
 func TestItem8ForgottenAppEnvIsProduction(t *testing.T) {
 	t.Parallel()
 	_, err := Load(mapEnv(map[string]string{"DATABASE_URL": "postgres://app@db.internal/fabrica"}), "")
@@ -277,9 +278,9 @@ func TestBootGuardRefusesEveryEnvExamplePlaceholder(t *testing.T) {
 	}
 }
 
-// Item 4: job outcomes are reported with a service key. Deployed environments accept only real keys (none
-// is allowed: nobody can then report an outcome); the dev key exists in development only, and a
-// placeholder copied from .env.example authenticates nowhere.
+// The hole "users reporting their own job outcomes" (docs/security.md): job outcomes are reported with a service key.
+// Deployed environments accept only real keys (none is allowed: nobody can then report an outcome); the dev key exists
+// in development only, and a placeholder copied from .env.example authenticates nowhere.
 func TestItem4WorkerKeys(t *testing.T) {
 	t.Parallel()
 	e := productionEnv()

@@ -49,9 +49,10 @@ func TestInvalidInput(t *testing.T) {
 	require.Equal(t, 10, balance(t, svc, user))
 }
 
-// Item 4: a job id names one operation of one user. Another user reusing it gets an operation of their
-// own (before item 4 it was ErrJobConflict, which let one user squat or probe another's ids), and never
-// sees or changes the first user's movements. A repeat by the same user with another amount still conflicts.
+// The hole "users reporting their own job outcomes" (docs/security.md): a job id names one operation of one user.
+// Another user reusing it gets an operation of their own (before the fix it was ErrJobConflict, which let one user
+// squat or probe another's ids), and never sees or changes the first user's movements. A repeat by the same user with
+// another amount still conflicts.
 func TestItem4JobIDsAreScopedPerUser(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)

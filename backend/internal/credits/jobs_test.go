@@ -48,8 +48,9 @@ func TestSpendAuditsNewDeductsOnly(t *testing.T) {
 	require.Equal(t, 1, audits(t, d, credits.ActionSpent))
 }
 
-// Item 4: each spend carries its own orphan window, the service default when it names none, and a window
-// outside one second to one day is refused before anything is written. A retry keeps the original deadline.
+// The hole "users reporting their own job outcomes" (docs/security.md): each spend carries its own orphan window, the
+// service default when it names none, and a window outside one second to one day is refused before anything is written.
+// A retry keeps the original deadline.
 func TestItem4SpendSetsTheOrphanWindow(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)

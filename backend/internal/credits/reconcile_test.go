@@ -84,9 +84,9 @@ func TestReconcileRefundsOnlyOldOrphans(t *testing.T) {
 	require.Equal(t, 8, balance(t, svc, user))
 }
 
-// Item 4: the deadline is the job's own, not its age. A day-long job created an hour ago is left alone; a
-// job whose one-second window has passed is refunded at once; another user's outcome for the same job id
-// does not protect a deduct.
+// The hole "users reporting their own job outcomes" (docs/security.md): the deadline is the job's own, not its age. A
+// day-long job created an hour ago is left alone; a job whose one-second window has passed is refunded at once; another
+// user's outcome for the same job id does not protect a deduct.
 func TestItem4ReconcilerHonoursEachJobsDeadline(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)

@@ -133,8 +133,9 @@ func TestCreditLedgerIsAppendOnly(t *testing.T) {
 	require.ErrorIs(t, err, gorm.ErrCheckConstraintViolated)
 }
 
-// Item 4's migration (00010): deducts written before it get the old fixed window as their deadline, job
-// ids become per user, and going back down refuses a ledger the old constraint cannot hold.
+// The migration that closed the hole "users reporting their own job outcomes" (00010, docs/security.md): deducts
+// written before it get the old fixed window as their deadline, job ids become per user, and going back down refuses a
+// ledger the old constraint cannot hold.
 func TestItem4MigrationScopesJobsPerUserAndBackfillsDeadlines(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)

@@ -28,7 +28,7 @@ var accountErrors = []ErrorCode{
 	{account.ErrFieldNotAllowed, http.StatusUnprocessableEntity, "validation_failed", "these fields cannot be changed"},
 	{account.ErrInvalidField, http.StatusUnprocessableEntity, "validation_failed", "invalid value for these fields"},
 	{account.ErrBadUnsubscribeToken, http.StatusUnauthorized, "unauthorized", "invalid unsubscribe link"},
-	// 400, not PATCH /me's 422: the issue asks for it, and a tracking snippet's bad field is a client bug.
+	// 400, not PATCH /me's 422: a tracking snippet's bad field is a client bug, not input for the user to fix.
 	{account.ErrInvalidAttribution, http.StatusBadRequest, "bad_request", "invalid signup metadata"},
 }
 

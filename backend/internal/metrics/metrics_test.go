@@ -24,8 +24,8 @@ func (l *countingLedger) Recent(context.Context, time.Duration) ([]credits.KindT
 	return []credits.KindTotal{{Kind: "grant", Count: 3, Sum: 75}}, nil
 }
 
-// Item 7: scraping /metrics does not run the ledger aggregate on every request; the gauges are reused for
-// LedgerCacheFor.
+// The hole "a ledger aggregate per /metrics scrape" (docs/security.md): scraping /metrics does not run the ledger
+// aggregate on every request; the gauges are reused for LedgerCacheFor.
 func TestItem7ScrapesShareOneLedgerQueryPerInterval(t *testing.T) {
 	t.Parallel()
 	ledger := &countingLedger{}

@@ -11,8 +11,9 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/session/sessiontest"
 )
 
-// Item 6: a JWT-template token (getToken({template})) is signed by the same instance key with the same iss and
-// sub, but it is not a session: no sid, a lifetime the template chooses. It must not authenticate a request.
+// The hole "a token without sid, or for any origin" (docs/security.md): a JWT-template token (getToken({template})) is
+// signed by the same instance key with the same iss and sub, but it is not a session: no sid, a lifetime the template
+// chooses. It must not authenticate a request.
 func TestItem6TokenWithoutSIDIsNotASession(t *testing.T) {
 	t.Parallel()
 	for _, mode := range modes {

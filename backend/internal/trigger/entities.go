@@ -12,8 +12,8 @@ import (
 
 // Paddle's entities, explicit: what `fabrica simulate` needs to play a whole customer lifecycle (periods of
 // any interval, seats, transactions of every origin, refunds of a given transaction) and what Spec's sample
-// events are built from. Data renders each in the shape Paddle's webhooks carry (developer.paddle.com,
-// ../shared/reference/providers.md §1.6), with the fields billing reads and those around them.
+// events are built from. Data renders each in the shape Paddle's webhooks carry (developer.paddle.com),
+// with the fields billing reads and those around them.
 
 // Period is a billing period.
 type Period struct{ Start, End time.Time }

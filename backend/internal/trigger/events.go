@@ -1,7 +1,8 @@
 // Package trigger builds realistic, signed sample webhook deliveries for every event type Fabrica handles and
 // posts them to a running server (`fabrica trigger`, like `stripe trigger`; `fabrica seed` builds on it).
-// Payloads follow the providers' documented shapes (docs/providers-setup.md, ../shared/reference); Paddle
-// subscription events carry custom_data signed with CHECKOUT_SIGNING_SECRET exactly as a real checkout.
+// Payloads follow the providers' documented shapes (docs/providers-setup.md, developer.paddle.com,
+// clerk.com/docs); Paddle subscription events carry custom_data signed with CHECKOUT_SIGNING_SECRET exactly
+// as a real checkout.
 package trigger
 
 import (
