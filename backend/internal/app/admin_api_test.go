@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/config"
-	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/session/sessiontest"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
@@ -23,37 +21,6 @@ const (
 	unknownID = "00000000-0000-4000-8000-000000000000"
 	adminAPI  = "/api/v1/admin"
 )
-
-// newAdminEnv is an API env whose ADMIN_EMAILS names boss@example.com (spelled in mixed case and padded,
-// as an operator might type it), on the default tiers.
-func newAdminEnv(t *testing.T) *apiEnv {
-	t.Helper()
-	d := pgtest.New(t)
-	e := &apiEnv{db: d, issuer: sessiontest.NewIssuer(t), paddle: &fakePaddle{}}
-	e.app = appOn(t, d, map[string]string{"CLERK_JWT_KEY": e.issuer.PublicKeyPEM(),
-		"ADMIN_EMAILS": " Boss@EXAMPLE.com ,kate@example.com"}, Options{PaddleAPI: e.paddle})
-	return e
-}
-
-// adminToken signs a session for the admin; the e-mail claim's case differs from ADMIN_EMAILS.
-func (e *apiEnv) adminToken(t *testing.T) string {
-	return e.issuer.Token(t, sessiontest.TokenClaims{UserID: "user_boss", SessionID: "sess_boss", Email: "boss@Example.COM",
-		EmailVerified: true})
-}
-
-func (e *apiEnv) count(t *testing.T, query string, args ...any) int64 {
-	t.Helper()
-	var n int64
-	require.NoError(t, e.db.Gorm.Raw(query, args...).Scan(&n).Error)
-	return n
-}
-
-func decodeBody[T any](t *testing.T, rec *httptest.ResponseRecorder) T {
-	t.Helper()
-	var v T
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &v), rec.Body.String())
-	return v
-}
 
 // adminEndpoints is every admin route, with ids that name nothing.
 var adminEndpoints = []struct{ method, path string }{

@@ -16,15 +16,11 @@ import (
 // adjust posts an operator's credit adjustment for the user, with key as its Idempotency-Key ("": none).
 func (e *apiEnv) adjust(t *testing.T, token, userID, key, body string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, adminAPI+"/users/"+userID+"/credits", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
+	hdr := http.Header{}
 	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
+		hdr.Set("Idempotency-Key", key)
 	}
-	rec := httptest.NewRecorder()
-	e.app.Echo().ServeHTTP(rec, req)
-	return rec
+	return e.call(t, http.MethodPost, adminAPI+"/users/"+userID+"/credits", token, body, hdr)
 }
 
 // ledgerIsConsistent runs `fabrica verify ledger`'s checks: balances, buckets and allocations agree with

@@ -3,51 +3,18 @@ package app
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fabrica-saas/fabrica/backend/internal/config"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
-
-func testApp(t *testing.T, env map[string]string) (*App, *pgtest.DB) {
-	t.Helper()
-	d := pgtest.New(t)
-	return appOn(t, d, env, Options{}), d
-}
-
-// appOn builds another App on an existing test database: several instances share one database the way
-// several server processes do.
-func appOn(t testing.TB, d *pgtest.DB, env map[string]string, opts Options) *App {
-	t.Helper()
-	vars := map[string]string{"APP_ENV": config.EnvTest, "DATABASE_URL": d.URL}
-	for k, v := range env {
-		vars[k] = v
-	}
-	cfg, err := config.LoadForTest(func(k string) string { return vars[k] })
-	require.NoError(t, err)
-	a, err := New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), opts)
-	require.NoError(t, err)
-	checkAgainstSpec(t, a.Echo())
-	t.Cleanup(func() { _ = a.Close() })
-	verifyAtEnd(t, a, d)
-	return a
-}
-
-func get(h http.Handler, path string) *httptest.ResponseRecorder {
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-	return rec
-}
 
 func TestReadyFollowsTheDatabase(t *testing.T) {
 	t.Parallel()

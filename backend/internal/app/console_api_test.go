@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -246,17 +245,6 @@ func explain(t *testing.T, e *apiEnv, q string) string {
 	})
 	require.NoError(t, err, q)
 	return q + "\n" + strings.Join(plan, "\n")
-}
-
-// getWith is get with request headers.
-func getWith(h http.Handler, path string, hdr map[string]string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodGet, path, nil)
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
 }
 
 // The console's files are public and carry their own policy (no inline script, our origin only); the other

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -122,13 +121,6 @@ type movementJSON struct {
 	Kind   string `json:"kind"`
 	JobID  string `json:"job_id"`
 	Reason string `json:"reason"`
-}
-
-func decodeJSON[T any](t *testing.T, body []byte) T {
-	t.Helper()
-	var v T
-	require.NoError(t, json.Unmarshal(body, &v), string(body))
-	return v
 }
 
 func TestCreditsSpendIsIdempotent(t *testing.T) {

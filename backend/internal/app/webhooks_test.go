@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,37 +18,6 @@ import (
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/webhook"
 )
-
-// clerkEvent builds a signed Clerk delivery of a user event, as Svix sends it.
-// verified is the verification object Clerk puts on an address it has verified.
-var verified = map[string]any{"status": "verified", "strategy": "email_code"}
-
-func clerkEvent(t *testing.T, msgID, typ, clerkID, mail string, updatedAtMS int64) (http.Header, []byte) {
-	t.Helper()
-	data := map[string]any{"id": clerkID, "object": "user"}
-	if typ == "user.deleted" {
-		data["deleted"] = true
-	} else {
-		data["primary_email_address_id"] = "idn_1"
-		data["email_addresses"] = []map[string]any{{"id": "idn_1", "email_address": mail, "verification": verified}}
-		data["updated_at"] = updatedAtMS
-	}
-	body, err := json.Marshal(map[string]any{"type": typ, "object": "event", "timestamp": updatedAtMS, "data": data})
-	require.NoError(t, err)
-	h, err := webhook.SignSvix(config.DevClerkWebhookSecret, msgID, time.Now(), body)
-	require.NoError(t, err)
-	return h, body
-}
-
-func deliver(h http.Handler, provider string, hdr http.Header, body []byte) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodPost, "/webhooks/"+provider, strings.NewReader(string(body)))
-	for k, v := range hdr {
-		req.Header[k] = v
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
-}
 
 // tally counts every effect a Clerk event can have.
 type tally struct {
