@@ -119,7 +119,7 @@ func TestConcurrentHardDeletesEraseEachUserOnce(t *testing.T) {
 // The hole "an erased user resurrected by a late event" (docs/security.md): the hard delete leaves a tombstone that
 // says nothing about the person: 32 bytes of keyed hash, neither the Clerk id nor its plain hash, and meaningless under
 // any other key.
-func TestItem11TombstoneIsAKeyedHashWithNoPersonalData(t *testing.T) {
+func TestTombstoneIsAKeyedHashWithNoPersonalData(t *testing.T) {
 	t.Parallel()
 	svc, db := newService(t, account.Config{DeletionGrace: 30 * day})
 	seedUser(t, db, "user_tomb", time.Now().Add(-31*day))
@@ -163,13 +163,13 @@ func TestEnsureUserWithoutAnErasureKeyCreatesNothing(t *testing.T) {
 // The hole "an erased user resurrected by a late event" (docs/security.md), the race: a late user.created whose upsert
 // waits on the row lock of a hard delete in progress finds no row to conflict with once the delete commits. It must not
 // insert a fresh user: the delivery fails (everything rolled back) and its retry is a clean no-op.
-func TestItem11UserCreatedRacingTheErasureDoesNotResurrect(t *testing.T) {
+func TestUserCreatedRacingTheErasureDoesNotResurrect(t *testing.T) {
 	t.Parallel()
 	raceTheErasure(t, account.EventUserCreated)
 }
 
 // The same race for user.updated, whose upsert takes the second look on its own (no sign-up claim).
-func TestItem11UserUpdatedRacingTheErasureDoesNotResurrect(t *testing.T) {
+func TestUserUpdatedRacingTheErasureDoesNotResurrect(t *testing.T) {
 	t.Parallel()
 	raceTheErasure(t, account.EventUserUpdated)
 }

@@ -173,7 +173,7 @@ func revealsBase64(s string, secret []byte) bool {
 // The hole "an unsubscribe link that acts on GET or reveals the Clerk id" (docs/security.md): an unsubscribe link
 // travels through mail providers, forwarding and link scanners; its token must not tell any of them who the user is at
 // Clerk (or which row they are here).
-func TestItem10TokenDoesNotRevealTheClerkID(t *testing.T) {
+func TestTokenDoesNotRevealTheClerkID(t *testing.T) {
 	t.Parallel()
 	svc, db := newService(t, unsubCfg)
 	u := seedUser(t, db, "user_2NNEqL2nrIRdJ194ndJqAHwEfxC", time.Time{})

@@ -26,7 +26,7 @@ func (e *apiEnv) eraseAll(t *testing.T) {
 // The hole "an erased user resurrected by a late event" (docs/security.md): a replay of user.created (a new svix id:
 // Svix's dashboard resend, or a delivery retried past the erasure) must not bring an erased user back, nor re-grant the
 // signup credits, nor send a second welcome.
-func TestItem11ErasedUserIsNotResurrectedByALateUserCreated(t *testing.T) {
+func TestErasedUserIsNotResurrectedByALateUserCreated(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	h := e.app.Echo()
@@ -58,7 +58,7 @@ func TestItem11ErasedUserIsNotResurrectedByALateUserCreated(t *testing.T) {
 // The hole "an erased user resurrected by a late event" (docs/security.md): a Clerk session of an erased user (the
 // Clerk identity outlives our erasure) must not lazily create a fresh, empty account: every request answers 410,
 // however fresh the sign-in.
-func TestItem11ErasedUserSessionIsRefused(t *testing.T) {
+func TestErasedUserSessionIsRefused(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	tok := e.token(t, "user_erased")
@@ -79,7 +79,7 @@ func TestItem11ErasedUserSessionIsRefused(t *testing.T) {
 // The hole "an erased user resurrected by a late event" (docs/security.md): a Paddle event whose signed checkout data
 // names an erased user (a late retry or a dashboard replay) fails instead of creating the user from the signature; the
 // archive says why.
-func TestItem11ErasedUserIsNotRecreatedFromCheckoutData(t *testing.T) {
+func TestErasedUserIsNotRecreatedFromCheckoutData(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	tok := e.token(t, "user_paid")

@@ -45,7 +45,7 @@ type checkoutOut struct {
 // The hole "another customer's portal" (docs/security.md): a checkout binds the user to the Paddle customer our own API
 // call finds or creates for their verified email, returns it for Paddle.js, and reuses the binding afterwards. No
 // verified email: no checkout.
-func TestItem1CheckoutBindsThePaddleCustomer(t *testing.T) {
+func TestCheckoutBindsThePaddleCustomer(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	tok := e.token(t, "user_ada")
@@ -74,7 +74,7 @@ func TestItem1CheckoutBindsThePaddleCustomer(t *testing.T) {
 // The hole "another customer's portal" (docs/security.md): a signed checkout completed in Paddle.js under a victim's
 // email lands on the victim's Paddle customer. The subscription is recorded (money was taken) but flagged and audited
 // once, and the portal opens the attacker's own bound customer, never the victim's.
-func TestItem1AnotherCustomersPortalIsNeverOpened(t *testing.T) {
+func TestAnotherCustomersPortalIsNeverOpened(t *testing.T) {
 	t.Parallel()
 	e := newAdminEnv(t)
 	att := e.token(t, "user_att")
@@ -106,7 +106,7 @@ func TestItem1AnotherCustomersPortalIsNeverOpened(t *testing.T) {
 
 // The hole "admin by an unverified email" (docs/security.md): only a verified email makes an admin by email, an
 // unverified primary address is never stored, and operators can pin admins by Clerk user id.
-func TestItem3AdminByUnverifiedEmailIsRefused(t *testing.T) {
+func TestAdminByUnverifiedEmailIsRefused(t *testing.T) {
 	t.Parallel()
 	d := newAdminEnv(t).db
 	e := &apiEnv{db: d, issuer: sessiontest.NewIssuer(t), paddle: &fakePaddle{}}
@@ -166,7 +166,7 @@ func clerkUserWithAddresses(t *testing.T, msgID, clerkID string, addrs []clerkAd
 
 // The hole "refused admin requests growing the audit trail" (docs/security.md): a burst of refused admin requests from
 // a user, all at once across two instances, writes one audit row; a minute later the next refusal is recorded again.
-func TestItem12RefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
+func TestRefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
 	t.Parallel()
 	e := newAdminEnv(t)
 	second := appOn(t, e.db, map[string]string{"CLERK_JWT_KEY": e.issuer.PublicKeyPEM(), "ADMIN_EMAILS": "boss@example.com"},
@@ -205,7 +205,7 @@ func TestItem12RefusedAdminRequestsAreAuditedOncePerMinute(t *testing.T) {
 // The hole "client IPs taken from any forwarded header" (docs/security.md): the audit trail records the client's IP.
 // Without TRUSTED_PROXIES forwarded headers are ignored (anyone can send them); with it, X-Forwarded-For is believed
 // only as far as the listed proxies vouch.
-func TestItem9ClientIPsComeFromTrustedProxiesOnly(t *testing.T) {
+func TestClientIPsComeFromTrustedProxiesOnly(t *testing.T) {
 	t.Parallel()
 	consentIP := func(e *apiEnv, clerkID, xff string) string {
 		t.Helper()

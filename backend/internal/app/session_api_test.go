@@ -12,7 +12,7 @@ import (
 // The hole "a token without sid, or for any origin" (docs/security.md): the verifier could check azp, but nothing
 // configured it, so a session token minted for any origin of the Clerk instance (another app, a staging frontend) was
 // accepted. CLERK_AUTHORIZED_PARTIES lists ours.
-func TestItem6AZPMustBeAnAuthorizedParty(t *testing.T) {
+func TestAZPMustBeAnAuthorizedParty(t *testing.T) {
 	t.Parallel()
 	e := envWith(t, map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com, https://admin.example.com"})
 	tests := []struct {

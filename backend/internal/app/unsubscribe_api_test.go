@@ -103,7 +103,7 @@ func requirePage(t *testing.T, rec *httptest.ResponseRecorder) string {
 // The hole "an unsubscribe link that acts on GET or reveals the Clerk id" (docs/security.md): link scanners, previews
 // and security gateways follow every GET in an email. The GET must only show a confirmation; withdrawing consent takes
 // the POST.
-func TestItem10UnsubscribeGETChangesNothing(t *testing.T) {
+func TestUnsubscribeGETChangesNothing(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	e.consenting(t, "user_u")
@@ -130,7 +130,7 @@ func TestItem10UnsubscribeGETChangesNothing(t *testing.T) {
 // The hole "an unsubscribe link that acts on GET or reveals the Clerk id" (docs/security.md): the POST acts: RFC 8058
 // one-click from a mail provider (form body, token in the query) or the confirmation page's button. Repeats answer the
 // same and write nothing.
-func TestItem10UnsubscribePOSTActsOnce(t *testing.T) {
+func TestUnsubscribePOSTActsOnce(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	e.consenting(t, "user_u", "user_v")

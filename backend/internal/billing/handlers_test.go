@@ -355,7 +355,7 @@ func TestSignedUserIsCreatedAndCustomerFallbackWorks(t *testing.T) {
 	require.Equal(t, "ada@example.com", email, "the Clerk webhook is still retrying: the user comes from the signed data")
 
 	// A second subscription of the user's bound Paddle customer without custom_data resolves through the
-	// binding (made by our own API call at checkout; see TestItem1CustomerFallbackOnlyThroughTheBinding).
+	// binding (made by our own API call at checkout; see TestCustomerFallbackOnlyThroughTheBinding).
 	require.NoError(t, f.db.Exec(`UPDATE users SET paddle_customer_id = 'ctm_1' WHERE clerk_user_id = 'user_1'`).Error)
 	other := sub{eventID: "evt_other", eventType: "subscription.updated", status: "paused", occurred: t0, start: p1Start, end: p1End}
 	body := []byte(string(other.payload()))

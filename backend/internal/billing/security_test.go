@@ -23,7 +23,7 @@ func transaction(eventID, txn, origin, total string, start, end time.Time) []byt
 // The hole "a card update restoring access after a refund" (docs/security.md): a card update (a zero-value
 // transaction.completed with origin subscription_payment_method_change) neither restores access after a full refund nor
 // hides the paying transaction from a later refund. Only a transaction that pays restores it.
-func TestItem2CardUpdateDoesNotRestoreAccessAfterAFullRefund(t *testing.T) {
+func TestCardUpdateDoesNotRestoreAccessAfterAFullRefund(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	f.mustDeliver(t, f.created(t0, "evt_c").payload())
@@ -42,7 +42,7 @@ func TestItem2CardUpdateDoesNotRestoreAccessAfterAFullRefund(t *testing.T) {
 // The hole "a card update restoring access after a refund" (docs/security.md), the other half: a card update after the
 // paying transaction must not become "the transaction that paid the period", or a full refund of the real payment would
 // no longer revoke access.
-func TestItem2CardUpdateDoesNotShieldThePaymentFromARefund(t *testing.T) {
+func TestCardUpdateDoesNotShieldThePaymentFromARefund(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	f.mustDeliver(t, f.created(t0, "evt_c").payload())
@@ -54,7 +54,7 @@ func TestItem2CardUpdateDoesNotShieldThePaymentFromARefund(t *testing.T) {
 // The hole "another customer's portal" (docs/security.md): an event with no subscription row and no signature resolves
 // through the customer only when our own API bound that customer to a user; "the first user ever stored with this
 // customer id" (here user_1, whose subscription carries ctm_1 from a payload) collects nothing.
-func TestItem1CustomerFallbackOnlyThroughTheBinding(t *testing.T) {
+func TestCustomerFallbackOnlyThroughTheBinding(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	f.mustDeliver(t, f.created(t0, "evt_c").payload()) // user_1's sub_1 carries customer ctm_1; user_1 is not bound

@@ -140,7 +140,7 @@ func TestTestEnvironmentOutsideGoTestGetsTheBootGuard(t *testing.T) {
 // The hole "a forgotten APP_ENV running on dev secrets" (docs/security.md): fail closed. Without APP_ENV the binary is
 // production, so a deploy that forgets the variable refuses to start on dev secrets (naming the first missing one)
 // instead of running with them.
-func TestItem8ForgottenAppEnvIsProduction(t *testing.T) {
+func TestForgottenAppEnvIsProduction(t *testing.T) {
 	t.Parallel()
 	_, err := Load(mapEnv(map[string]string{"DATABASE_URL": "postgres://app@db.internal/fabrica"}), "")
 	requireField(t, err, "PADDLE_WEBHOOK_SECRET")
@@ -212,18 +212,18 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"dev default clerk webhook secret", map[string]string{"CLERK_WEBHOOK_SECRET": devClerkWebhookSecret}, "CLERK_WEBHOOK_SECRET"},
 		{"no clerk session key", map[string]string{"CLERK_SECRET_KEY": ""}, "CLERK_SECRET_KEY"},
 		{"placeholder jwt key", map[string]string{"CLERK_JWT_KEY": "your-pem-here"}, "CLERK_JWT_KEY"},
-		{"item 6: no authorized parties", map[string]string{"CLERK_AUTHORIZED_PARTIES": ""}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: no authorized parties with a jwt key", map[string]string{"CLERK_SECRET_KEY": "", "CLERK_JWT_KEY": "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A", "CLERK_AUTHORIZED_PARTIES": ""}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: blank authorized parties", map[string]string{"CLERK_AUTHORIZED_PARTIES": " , "}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: localhost authorized party", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com,http://localhost:3000"}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: loopback authorized party", map[string]string{"CLERK_AUTHORIZED_PARTIES": "http://127.0.0.1:5173"}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: authorized party with a path", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com/login"}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: authorized party with a trailing slash", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com/"}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: authorized party without a scheme", map[string]string{"CLERK_AUTHORIZED_PARTIES": "app.example.com"}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: authorized party not http", map[string]string{"CLERK_AUTHORIZED_PARTIES": "chrome-extension://abcdef"}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: authorized party with a query", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com?x=1"}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: authorized party in upper case", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://App.Example.com"}, "CLERK_AUTHORIZED_PARTIES"},
-		{"item 6: authorized party with the default port", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com:443"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"no authorized parties", map[string]string{"CLERK_AUTHORIZED_PARTIES": ""}, "CLERK_AUTHORIZED_PARTIES"},
+		{"no authorized parties with a jwt key", map[string]string{"CLERK_SECRET_KEY": "", "CLERK_JWT_KEY": "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A", "CLERK_AUTHORIZED_PARTIES": ""}, "CLERK_AUTHORIZED_PARTIES"},
+		{"blank authorized parties", map[string]string{"CLERK_AUTHORIZED_PARTIES": " , "}, "CLERK_AUTHORIZED_PARTIES"},
+		{"localhost authorized party", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com,http://localhost:3000"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"loopback authorized party", map[string]string{"CLERK_AUTHORIZED_PARTIES": "http://127.0.0.1:5173"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"authorized party with a path", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com/login"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"authorized party with a trailing slash", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com/"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"authorized party without a scheme", map[string]string{"CLERK_AUTHORIZED_PARTIES": "app.example.com"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"authorized party not http", map[string]string{"CLERK_AUTHORIZED_PARTIES": "chrome-extension://abcdef"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"authorized party with a query", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com?x=1"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"authorized party in upper case", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://App.Example.com"}, "CLERK_AUTHORIZED_PARTIES"},
+		{"authorized party with the default port", map[string]string{"CLERK_AUTHORIZED_PARTIES": "https://app.example.com:443"}, "CLERK_AUTHORIZED_PARTIES"},
 		{"log mailer", map[string]string{"EMAIL_DRIVER": "log"}, "EMAIL_DRIVER"},
 		{"smtp without url", map[string]string{"EMAIL_DRIVER": "smtp"}, "SMTP_URL"},
 		{"resend without key", map[string]string{"RESEND_API_KEY": ""}, "RESEND_API_KEY"},
@@ -231,10 +231,10 @@ func TestBootGuardRefusals(t *testing.T) {
 		{"cors loopback ip", map[string]string{"CORS_ORIGINS": "http://127.0.0.1:5173"}, "CORS_ORIGINS"},
 		{"public url localhost", map[string]string{"PUBLIC_BASE_URL": "http://localhost:8080"}, "PUBLIC_BASE_URL"},
 		{"missing database url", map[string]string{"DATABASE_URL": ""}, "DATABASE_URL"},
-		{"item 7: no metrics token", map[string]string{"METRICS_TOKEN": ""}, "METRICS_TOKEN"},
-		{"item 7: short metrics token", map[string]string{"METRICS_TOKEN": "secret"}, "METRICS_TOKEN"},
-		{"item 7: placeholder metrics token", map[string]string{"METRICS_TOKEN": "change-me-metrics-token-0123456789abcdef"}, "METRICS_TOKEN"},
-		{"item 9: trusted proxy that is not a CIDR", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,lb.internal"}, "TRUSTED_PROXIES"},
+		{"no metrics token", map[string]string{"METRICS_TOKEN": ""}, "METRICS_TOKEN"},
+		{"short metrics token", map[string]string{"METRICS_TOKEN": "secret"}, "METRICS_TOKEN"},
+		{"placeholder metrics token", map[string]string{"METRICS_TOKEN": "change-me-metrics-token-0123456789abcdef"}, "METRICS_TOKEN"},
+		{"trusted proxy that is not a CIDR", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,lb.internal"}, "TRUSTED_PROXIES"},
 		{"trusted proxies trusting every IPv4 address", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,0.0.0.0/0"}, "TRUSTED_PROXIES"},
 		{"short worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 31)}, "WORKER_API_KEYS"},
 		{"short second worker key", map[string]string{"WORKER_API_KEYS": strings.Repeat("w", 40) + ",short"}, "WORKER_API_KEYS"},
@@ -281,7 +281,7 @@ func TestBootGuardRefusesEveryEnvExamplePlaceholder(t *testing.T) {
 // The hole "users reporting their own job outcomes" (docs/security.md): job outcomes are reported with a service key.
 // Deployed environments accept only real keys (none is allowed: nobody can then report an outcome); the dev key exists
 // in development only, and a placeholder copied from .env.example authenticates nowhere.
-func TestItem4WorkerKeys(t *testing.T) {
+func TestWorkerKeys(t *testing.T) {
 	t.Parallel()
 	e := productionEnv()
 	e["WORKER_API_KEYS"] = strings.Repeat("a", 32) + ", " + strings.Repeat("b", 64)

@@ -53,7 +53,7 @@ func TestInvalidInput(t *testing.T) {
 // Another user reusing it gets an operation of their own (before the fix it was ErrJobConflict, which let one user
 // squat or probe another's ids), and never sees or changes the first user's movements. A repeat by the same user with
 // another amount still conflicts.
-func TestItem4JobIDsAreScopedPerUser(t *testing.T) {
+func TestJobIDsAreScopedPerUser(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)
 	ctx := context.Background()

@@ -51,7 +51,7 @@ func TestSpendAuditsNewDeductsOnly(t *testing.T) {
 // The hole "users reporting their own job outcomes" (docs/security.md): each spend carries its own orphan window, the
 // service default when it names none, and a window outside one second to one day is refused before anything is written.
 // A retry keeps the original deadline.
-func TestItem4SpendSetsTheOrphanWindow(t *testing.T) {
+func TestSpendSetsTheOrphanWindow(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)
 	svc := credits.New(d.Gorm, credits.Config{DefaultExpiresIn: time.Hour})

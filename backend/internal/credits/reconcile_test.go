@@ -87,7 +87,7 @@ func TestReconcileRefundsOnlyOldOrphans(t *testing.T) {
 // The hole "users reporting their own job outcomes" (docs/security.md): the deadline is the job's own, not its age. A
 // day-long job created an hour ago is left alone; a job whose one-second window has passed is refunded at once; another
 // user's outcome for the same job id does not protect a deduct.
-func TestItem4ReconcilerHonoursEachJobsDeadline(t *testing.T) {
+func TestReconcilerHonoursEachJobsDeadline(t *testing.T) {
 	t.Parallel()
 	svc, d := setup(t)
 	ctx := context.Background()

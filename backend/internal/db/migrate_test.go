@@ -136,7 +136,7 @@ func TestCreditLedgerIsAppendOnly(t *testing.T) {
 // The migration that closed the hole "users reporting their own job outcomes" (00010, docs/security.md): deducts
 // written before it get the old fixed window as their deadline, job ids become per user, and going back down refuses a
 // ledger the old constraint cannot hold.
-func TestItem4MigrationScopesJobsPerUserAndBackfillsDeadlines(t *testing.T) {
+func TestMigrationScopesJobsPerUserAndBackfillsDeadlines(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)
 	ctx := context.Background()

@@ -26,7 +26,7 @@ func (l *countingLedger) Recent(context.Context, time.Duration) ([]credits.KindT
 
 // The hole "a ledger aggregate per /metrics scrape" (docs/security.md): scraping /metrics does not run the ledger
 // aggregate on every request; the gauges are reused for LedgerCacheFor.
-func TestItem7ScrapesShareOneLedgerQueryPerInterval(t *testing.T) {
+func TestScrapesShareOneLedgerQueryPerInterval(t *testing.T) {
 	t.Parallel()
 	ledger := &countingLedger{}
 	clock := time.Now()

@@ -14,7 +14,7 @@ import (
 // The hole "a token without sid, or for any origin" (docs/security.md): a JWT-template token (getToken({template})) is
 // signed by the same instance key with the same iss and sub, but it is not a session: no sid, a lifetime the template
 // chooses. It must not authenticate a request.
-func TestItem6TokenWithoutSIDIsNotASession(t *testing.T) {
+func TestTokenWithoutSIDIsNotASession(t *testing.T) {
 	t.Parallel()
 	for _, mode := range modes {
 		t.Run(string(mode), func(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // The hole "a JWKS outage failing every request" (docs/security.md): once the cached keys were an hour old, a JWKS
 // outage turned every authenticated request into a 503. The last known keys now keep verifying for a bounded window
 // while fetches fail; a kid never seen does not.
-func TestItem5JWKSOutageServesLastKnownKeys(t *testing.T) {
+func TestJWKSOutageServesLastKnownKeys(t *testing.T) {
 	t.Parallel()
 	e := setup(t, jwksMode, session.Config{})
 	ctx := context.Background()

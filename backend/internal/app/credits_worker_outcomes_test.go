@@ -36,7 +36,7 @@ func workerName(key string) string {
 }
 
 // A session may spend, but neither complete nor fail a job (not even its own), nor spend for someone else.
-func TestItem4UsersCannotReportJobOutcomes(t *testing.T) {
+func TestUsersCannotReportJobOutcomes(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	e.seedCredits(t, "user_alice", 10)
@@ -65,7 +65,7 @@ func TestItem4UsersCannotReportJobOutcomes(t *testing.T) {
 	require.Zero(t, e.ledgerInt(t, `SELECT count(*) FROM audit_logs WHERE action IN ('credits.job_completed', 'credits.job_failed')`))
 }
 
-func TestItem4WorkerKeyReportsOutcomes(t *testing.T) {
+func TestWorkerKeyReportsOutcomes(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	e.seedCredits(t, "user_alice", 10)
@@ -137,7 +137,7 @@ func TestItem4WorkerKeyReportsOutcomes(t *testing.T) {
 
 // Two users may use the same job id; neither can see or affect the other's job, and a probe of another
 // user's job id answers exactly as a job that does not exist.
-func TestItem4JobIDsAreScopedPerUser(t *testing.T) {
+func TestJobIDsAreScopedPerUser(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	e.seedCredits(t, "user_alice", 10)
@@ -179,7 +179,7 @@ func TestItem4JobIDsAreScopedPerUser(t *testing.T) {
 }
 
 // Ten users spending the same job id at once each get their own deduct.
-func TestItem4SameJobIDAcrossUsersConcurrently(t *testing.T) {
+func TestSameJobIDAcrossUsersConcurrently(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	const n = 10
@@ -213,7 +213,7 @@ func TestItem4SameJobIDAcrossUsersConcurrently(t *testing.T) {
 // The reconciler refunds a job when its own expires_in has passed: 1 second here, while the default
 // (CREDITS_ORPHAN_AFTER, 15 minutes) and the 24-hour maximum leave theirs alone. A completed job is never
 // refunded, however short its window.
-func TestItem4OrphanWindowIsPerJob(t *testing.T) {
+func TestOrphanWindowIsPerJob(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	e.seedCredits(t, "user_alice", 20)
@@ -280,7 +280,7 @@ func TestItem4OrphanWindowIsPerJob(t *testing.T) {
 
 // Workers racing to report both outcomes of one job: the first to commit decides it, every report of the
 // other outcome is 409 job_finished, and the job has exactly one outcome row and one audit row.
-func TestItem4ConcurrentWorkerOutcomesAgree(t *testing.T) {
+func TestConcurrentWorkerOutcomesAgree(t *testing.T) {
 	t.Parallel()
 	e := newAPIEnv(t)
 	e.seedCredits(t, "user_alice", 100)
@@ -328,7 +328,7 @@ func TestItem4ConcurrentWorkerOutcomesAgree(t *testing.T) {
 
 // Sessions spending stay under the per-user rate limit, one budget with every other route; workers, the
 // trusted side, are not limited.
-func TestItem4RateLimitAppliesToSessionsNotWorkers(t *testing.T) {
+func TestRateLimitAppliesToSessionsNotWorkers(t *testing.T) {
 	t.Parallel()
 	e := envWith(t, map[string]string{"RATE_LIMIT_PER_MINUTE": "2", "WORKER_API_KEYS": workerKey})
 	e.seedCredits(t, "user_alice", 100)
@@ -346,7 +346,7 @@ func TestItem4RateLimitAppliesToSessionsNotWorkers(t *testing.T) {
 }
 
 // With no WORKER_API_KEYS nobody can report an outcome: every report is 401, and the reconciler refunds.
-func TestItem4WithoutWorkerKeysNobodyReportsOutcomes(t *testing.T) {
+func TestWithoutWorkerKeysNobodyReportsOutcomes(t *testing.T) {
 	t.Parallel()
 	e := envWith(t, nil)
 	e.seedCredits(t, "user_alice", 10)
