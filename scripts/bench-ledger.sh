@@ -29,6 +29,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# The helpers every load benchmark shares (log is each script's own: its prefix).
+. scripts/bench-lib.sh
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
 
 secs=${BENCH_SECONDS:-8}
@@ -53,22 +55,12 @@ hot=100001 full=100002 zero=100003 old_full=100004 old_hot=100005 page=100006
 empty() { echo $((100100 + 10 * $1 + $2)); } # ROUND SIDE (0 server, 1 pgbench, 2 old statements)
 
 log() { echo "bench-ledger: $*" >&2; }
-die() { log "$*"; exit 1; }
-as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-free_port() {
-  local p
-  for p in $(seq "$1" $(($1 + 50))); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
-  done
-  die "no free port in $1..$(($1 + 50))"
-}
 
 bindir=$(scripts/ensure-postgres.sh)
 work=$(mktemp -d /tmp/fabrica-bench-ledger.XXXXXX)
 chmod 755 "$work"
 data=$work/pg
 server_pid="" bg_pids=()
-stop_pid() { if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then kill -TERM "$1"; wait "$1" 2>/dev/null || true; fi; }
 cleanup() {
   local code=$? p
   for p in "${bg_pids[@]}"; do stop_pid "$p"; done
@@ -79,7 +71,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-sql() { "$bindir/psql" -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }
 t_start=$SECONDS
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 log "$(nproc) cores, load $(loadavg); ${secs}s per phase, $rounds rounds"
@@ -118,14 +109,16 @@ INSERT INTO credit_allocations (movement_id, bucket_id, delta) SELECT md5('grant
 INSERT INTO credit_balances (user_id, balance) SELECT md5('bench-user-' || g)::uuid, 1000000000 FROM ($1) s(g);"
 }
 # history_sql USER PREFIX ALLOCATED [N]: a year of USER's jobs before now, N (BENCH_HISTORY) movements in all
-# with the grant: deducts of 1 credit, each but the last followed by its task_completed marker. ALLOCATED true: the
+# with the grant: deducts of 1 credit, each but the last followed by its task_completed marker (the last, still
+# running, has a deadline a day ahead, so the reconciler and verify leave it be). ALLOCATED true: the
 # ledger as it is (each deduct allocated to the user's bucket, the bucket and balance row in step); false:
 # movements as the ledger before buckets wrote them (L1's old statements read only those).
 history_sql() {
   local u=$1 p=$2 alloc=$3 n=${4:-$history} span="interval '365 days'"
   local d=$((n / 2)) m=$((n - 1 - n / 2))
   echo "INSERT INTO credit_transactions (id, user_id, delta, kind, job_id, reason, expires_at, created_at, allocated)
-  SELECT md5('$p-' || k)::uuid, md5('bench-user-$u')::uuid, -1, 'deduct', '$p-' || k, 'bench', t + interval '15 minutes', t, $alloc
+  SELECT md5('$p-' || k)::uuid, md5('bench-user-$u')::uuid, -1, 'deduct', '$p-' || k, 'bench',
+         CASE WHEN k = $d THEN now() + interval '1 day' ELSE t + interval '15 minutes' END, t, $alloc
     FROM generate_series(1, $d) k, LATERAL (SELECT now() - $span + k * ($span / ($d + 1)) AS t) x;
 INSERT INTO credit_transactions (user_id, delta, kind, job_id, reason, created_at, allocated)
   SELECT md5('bench-user-$u')::uuid, 0, 'task_completed', '$p-' || k, '', t + interval '1 minute', $alloc
@@ -188,7 +181,6 @@ log "postgres on 127.0.0.1:$pg_port, server pid $server_pid on 127.0.0.1:$http_p
 # rest of the machine, neighbours and steal).
 stat_ticks() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || s=""; awk -v c="${2:-0}" '{sub(/^.*\) /, ""); n = $12 + $13 + (c ? $14 + $15 : 0)} END {print n + 0}' <<<"$s"; }
 pg_ticks() { local t p; t=$(stat_ticks "$pm_pid" 1); for p in $(ps -o pid= --ppid "$pm_pid"); do t=$((t + $(stat_ticks "$p"))); done; echo "$t"; }
-machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }
 cpu_mark() { read -r m_busy m_total <<<"$(machine_ticks)"; m_pg=$(pg_ticks) m_srv=$(stat_ticks "$server_pid") m_cli=$(stat_ticks $$ 1); }
 cpu_spent() { # N: "postgres_ms server_ms client_ms other_pct" per request since cpu_mark
   local busy total
@@ -198,11 +190,6 @@ cpu_spent() { # N: "postgres_ms server_ms client_ms other_pct" per request since
       ms = 1000 / hz / (n > 0 ? n : 1); other = busy - pg - srv - cli
       printf "%.3f %.3f %.3f %.0f", pg * ms, srv * ms, cli * ms, (other > 0 ? 100 * other / total : 0) }'
 }
-field() { sed -E "s/.*\"$1\":([-0-9.e+]+).*/\1/" <<<"$2"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-median() { tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -g | awk '{a[NR] = $1} END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 
 declare -A rate p50 p99 cpu load
 # server KEY MODE SENDERS [FLAGS...]: one loadgen phase after a CHECKPOINT. A paired run (-pair-user,
@@ -249,7 +236,6 @@ pgb() {
   cpu[$key]=$(cpu_spent "$txns") load[$key]=$(loadavg)
   rm -rf "$dir"
 }
-cpu_of() { cut -d' ' -f"$2" <<<"${cpu[$1]}"; }
 
 # A minute of production gives the planner statistics and the pool its prepared statements.
 bin/loadgen -url "http://127.0.0.1:$http_port" -mode spend -senders 8 -duration 2s -warmup 0s -max 20000 -worker-key "$worker_key" -users "$users" >/dev/null
@@ -476,7 +462,6 @@ echo "the run took $((SECONDS - t_start)) s"
 
 echo
 echo "Targets, on the median of $rounds rounds:"
-verdict() { if "$@"; then printf 'PASS'; else printf 'FAIL'; fi; }
 echo "$(verdict le "${med[l1s]}" 1.2)  L1 spend p50 with $history movements / with none = ${med[l1s]} through the server, ${med[l1p]} in pgbench (target <= 1.2; the old statements: ${med[l1o]})"
 echo "$(verdict ge "${med[l2]}" 0.8)  L2 one hot user, 16 spenders / pgbench = ${med[l2]} (target >= 0.8; server / the old statements in pgbench = ${med[l2o]})"
 echo "$(verdict ge "${med[l3]}" 0.8)  L3 random users, 32 spenders / pgbench = ${med[l3]} (target >= 0.8)"

@@ -17,6 +17,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# The helpers every load benchmark shares (log is each script's own: its prefix).
+. scripts/bench-lib.sh
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
 
 secs=${BENCH_SECONDS:-8}
@@ -31,22 +33,12 @@ worker_key=bench-worker-key-0123456789abcdef0123456789
 dbname=fabrica_bench
 
 log() { echo "bench-usage: $*" >&2; }
-die() { log "$*"; exit 1; }
-as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-free_port() {
-  local p
-  for p in $(seq "$1" $(($1 + 50))); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
-  done
-  die "no free port in $1..$(($1 + 50))"
-}
 
 bindir=$(scripts/ensure-postgres.sh)
 work=$(mktemp -d /tmp/fabrica-bench-usage.XXXXXX)
 chmod 755 "$work"
 data=$work/pg
 server_pid=""
-stop_pid() { if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then kill -TERM "$1"; wait "$1" 2>/dev/null || true; fi; }
 cleanup() {
   local code=$?
   stop_pid "$server_pid"
@@ -56,7 +48,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-sql() { "$bindir/psql" -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }
 
 # The cluster and the server: the settings of scripts/bench.sh (fsync, synchronous_commit and
 # full_page_writes on; a CHECKPOINT before each phase instead of timed ones inside it).
@@ -102,7 +93,6 @@ log "postgres on 127.0.0.1:$pg_port, server pid $server_pid on 127.0.0.1:$http_p
 # CPU per request or transaction, as scripts/bench.sh counts it (postgres / server; other = the rest).
 stat_ticks() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || s=""; awk -v c="${2:-0}" '{sub(/^.*\) /, ""); n = $12 + $13 + (c ? $14 + $15 : 0)} END {print n + 0}' <<<"$s"; }
 pg_ticks() { local t p; t=$(stat_ticks "$pm_pid" 1); for p in $(ps -o pid= --ppid "$pm_pid"); do t=$((t + $(stat_ticks "$p"))); done; echo "$t"; }
-machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }
 cpu_mark() { read -r m_busy m_total <<<"$(machine_ticks)"; m_pg=$(pg_ticks) m_srv=$(stat_ticks "$server_pid") m_cli=$(stat_ticks $$ 1); }
 cpu_spent() { # EVENTS: "postgres_ms server_ms client_ms other_pct" per event since cpu_mark
   local busy total
@@ -112,12 +102,7 @@ cpu_spent() { # EVENTS: "postgres_ms server_ms client_ms other_pct" per event si
       ms = 1000 / hz / (n > 0 ? n : 1); other = busy - pg - srv - cli
       printf "%.3f %.3f %.3f %.0f", pg * ms, srv * ms, cli * ms, (other > 0 ? 100 * other / total : 0) }'
 }
-field() { sed -E "s/.*\"$1\":([-0-9.e+]+).*/\1/" <<<"$2"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 times() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a * b }'; }
-median() { tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -g | awk '{a[NR] = $1} END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 
 declare -A rate cpu p50 p99
 # server KEY MODE SENDERS EVENTS_PER_REQUEST [FLAGS...]: one loadgen phase after a CHECKPOINT; rate[KEY]
@@ -151,7 +136,6 @@ pgb() {
   rate[$key]=$(times "$tps" "$per")
   cpu[$key]=$(cpu_spent "$((txns * per))")
 }
-cpu_of() { cut -d' ' -f"$2" <<<"${cpu[$1]}"; }
 
 # A minute of production gives the planner statistics; a fresh database has none.
 bin/loadgen -url "http://127.0.0.1:$http_port" -mode usage -senders 8 -duration 2s -warmup 0s -max 20000 -worker-key "$worker_key" -users "$users" >/dev/null
@@ -232,7 +216,6 @@ fi
 
 echo
 echo "Targets, on the median of $rounds rounds:"
-verdict() { if "$@"; then printf 'PASS'; else printf 'FAIL'; fi; }
 echo "$(verdict ge "${med[u1]}" 0.8)  U1 single events / pgbench = ${med[u1]} (target >= 0.8)"
 echo "$(verdict ge "${med[u2]}" 0.8)  U2 batches of 100 / pgbench = ${med[u2]} (target >= 0.8); ${med[u2rate]} events/s (Lago publishes 10,000/s for its Postgres-only mode, on its hardware)"
 hot_ok() { [ "$hot_used" -le "$hot_limit" ] && [ "$hot_used" -eq "$hot_events" ] && [ "$hot_used" -eq "$hot_recorded" ]; }

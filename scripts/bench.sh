@@ -18,6 +18,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# The helpers every load benchmark shares (log is each script's own: its prefix).
+. scripts/bench-lib.sh
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
 
 secs=${BENCH_SECONDS:-8}
@@ -30,17 +32,6 @@ db_max_conns=${BENCH_DB_MAX_CONNS:-40}
 dbname=fabrica_bench
 
 log() { echo "bench: $*" >&2; }
-die() { log "$*"; exit 1; }
-as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-
-# free_port prints the first port from $1 up that nothing on 127.0.0.1 accepts connections on.
-free_port() {
-  local p
-  for p in $(seq "$1" $(($1 + 50))); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
-  done
-  die "no free port in $1..$(($1 + 50))"
-}
 
 bindir=$(scripts/ensure-postgres.sh)
 # /tmp, not $TMPDIR: as root the cluster runs as postgres, which must be able to reach its data directory.
@@ -51,7 +42,6 @@ server_pid=""
 pooled_pid=""
 pgbouncer_started=""
 
-stop_pid() { if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then kill -TERM "$1"; wait "$1" 2>/dev/null || true; fi; }
 cleanup() {
   local code=$?
   stop_pid "$server_pid"
@@ -66,8 +56,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-sql() { "$bindir/psql" -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }
 
 start_cluster() {
   pg_port=$(free_port "${BENCH_PG_PORT:-54440}")
@@ -169,7 +157,6 @@ pg_ticks() {
   for p in $(ps -o pid= --ppid "$pm_pid"); do t=$((t + $(stat_ticks "$p"))); done
   echo "$t"
 }
-machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }
 cpu_mark() {
   read -r m_busy m_total <<<"$(machine_ticks)"
   m_pg=$(pg_ticks) m_srv=$(stat_ticks "$1") m_cli=$(stat_ticks $$ 1)
@@ -183,13 +170,6 @@ cpu_spent() {
       ms = 1000 / hz / (n > 0 ? n : 1); other = busy - pg - srv - cli
       printf "%.3f %.3f %.3f %.0f", pg * ms, srv * ms, cli * ms, (other > 0 ? 100 * other / total : 0) }'
 }
-
-# field KEY JSON reads a number out of loadgen's flat JSON line.
-field() { sed -E "s/.*\"$1\":([-0-9.e+]+).*/\1/" <<<"$2"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-median() { tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -g | awk '{a[NR] = $1} END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
 # measure KEY PID CMD... runs one phase after a checkpoint (so none lands inside it) and keeps its output
 # in res[KEY] and its CPU per delivery (PID is the server measured) in cpu[KEY].
@@ -211,7 +191,6 @@ measure() {
 # rate KEY: deliveries/s or tps of a phase; cpu_of KEY I: the I-th field of its CPU line (1 postgres,
 # 2 server, 3 client, 4 other %).
 rate() { case $1 in *pg*) echo "${res[$1]%% *}" ;; *) field per_sec "${res[$1]}" ;; esac; }
-cpu_of() { cut -d' ' -f"$2" <<<"${cpu[$1]}"; }
 
 # round SUFFIX R: one interleaved round on the direct server: bare, pgbench-bare, new, pgbench-full, dup.
 round() {
@@ -368,7 +347,6 @@ fi
 
 echo
 echo "Targets, on the median of $rounds rounds:"
-verdict() { if "$@"; then printf 'PASS'; else printf 'FAIL'; fi; }
 echo "$(verdict ge "${med[t1]}" 0.85)  T1 bare ingest / pgbench-bare = ${med[t1]} (target >= 0.85)"
 echo "$(verdict ge "${med[t2]}" 0.80)  T2 new user.created / pgbench-full = ${med[t2]} (target >= 0.80)"
 echo "$(verdict le "${med[srv_new]}" 0.30)  T3 server CPU per new user.created = ${med[srv_new]} ms (target <= 0.30)"
