@@ -19,7 +19,7 @@ func (f *fixture) yearlyOf(t *testing.T, i int, start time.Time) event {
 	clerk, mail := fmt.Sprintf("user_%d", i), fmt.Sprintf("u%d@example.com", i)
 	return f.yearlyFrom(t, start).set("event_id", fmt.Sprintf("evt_c%d", i)).set("data.id", fmt.Sprintf("sub_%d", i)).
 		set("data.custom_data.clerk_user_id", clerk).set("data.custom_data.email", mail).
-		set("data.custom_data.checkout_sig", f.signer.Sign(clerk, mail, priTeamYear, start))
+		set("data.custom_data.checkout_sig", f.signer.Sign(clerk, mail, start))
 }
 
 // monthGrants sums each subscription's grants of the month starting at month (base key and top-ups).
