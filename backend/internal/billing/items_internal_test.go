@@ -3,6 +3,7 @@ package billing
 import (
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,5 +33,24 @@ func TestPlanIsTheFirstItemOfTheHighestTier(t *testing.T) {
 		require.Equal(t, tc.wantTier, p.tier.Name, tc.name)
 		require.Equal(t, tc.wantSeats, p.quantity, tc.name)
 		require.Equal(t, tc.wantOther, p.others, tc.name)
+	}
+}
+
+// An item's unit price is stored only when it is an amount in minor units in a three-letter currency: an
+// amount that does not parse is unpriced (NULL, not 0, which revenue would count as a free item), and a
+// currency the column cannot hold is dropped rather than failing the delivery on every retry.
+func TestItemRowsStoreOnlyAUsableUnitPrice(t *testing.T) {
+	t.Parallel()
+	it := func(amount, currency string) item {
+		return item{Price: price{ID: "pri_x", UnitPrice: &money{Amount: amount, CurrencyCode: currency}}}
+	}
+	rows := itemRows(uuid.New(), []item{it("1500", "USD"), it("12.50", "USD"), it("1500", "EURO")}, 0, "")
+	require.Len(t, rows, 3)
+	require.NotNil(t, rows[0].UnitAmount)
+	require.Equal(t, int64(1500), *rows[0].UnitAmount)
+	require.Equal(t, "USD", *rows[0].Currency)
+	for i, r := range rows[1:] {
+		require.Nil(t, r.UnitAmount, "item %d", i+1)
+		require.Nil(t, r.Currency, "item %d", i+1)
 	}
 }
