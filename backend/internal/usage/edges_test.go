@@ -1,0 +1,76 @@
+package usage_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabrica-saas/fabrica/backend/internal/billing"
+	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
+	"github.com/fabrica-saas/fabrica/backend/internal/usage"
+)
+
+// A gauge's value is 0..MaxQuantity, both ends included: 0 is a real count (the last project deleted),
+// and a negative value is refused before anything is written.
+func TestGaugeValueIsZeroUpToMaxQuantity(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	u := e.user(t, "free", 0)
+	set := func(v int64, key string) (usage.Result, error) {
+		return e.svc.SetGauge(ctx, nil, usage.Event{UserID: u, Feature: "projects", Quantity: v, Key: key})
+	}
+	r, err := set(2, "two")
+	require.NoError(t, err)
+	require.Equal(t, int64(2), r.Used)
+	r, err = set(0, "zero")
+	require.NoError(t, err)
+	require.Equal(t, usage.StatusRecorded, r.Status)
+	require.Equal(t, int64(0), r.Used)
+	_, err = set(-1, "negative")
+	require.ErrorIs(t, err, usage.ErrInvalid)
+	_, err = set(usage.MaxQuantity+1, "too many")
+	require.ErrorIs(t, err, usage.ErrInvalid)
+	r, err = set(usage.MaxQuantity, "max")
+	require.NoError(t, err)
+	require.Equal(t, int64(usage.MaxQuantity), r.Used)
+	requireClean(t, e)
+}
+
+// A tier whose only feature is a credits feature still reads the balance: what a user can afford is
+// the balance over the unit price, whatever other features the tier has or lacks.
+func TestACreditsOnlyTierReadsTheBalance(t *testing.T) {
+	t.Parallel()
+	d := pgtest.New(t)
+	tiers, err := billing.ParseTiers([]byte(`tiers:
+  - name: free
+    features:
+      generations: {credits: 5}
+  - name: pro
+    paddle_price_ids: [pri_pro]
+`))
+	require.NoError(t, err)
+	e := &env{db: d, tiers: tiers, mail: &fakeMail{}, ledger: credits.New(d.Gorm, credits.Config{})}
+	e.svc = e.service(d.Gorm)
+	ctx := context.Background()
+	u := e.user(t, "free", 22)
+
+	ents, err := e.svc.Entitlements(ctx, u)
+	require.NoError(t, err)
+	var gen *usage.Entitlement
+	for i := range ents {
+		if ents[i].Feature == "generations" {
+			gen = &ents[i]
+		}
+	}
+	require.NotNil(t, gen)
+	require.Equal(t, int64(4), *gen.Remaining, "22 credits cover four units of 5")
+	dec, err := e.svc.Check(ctx, u, "generations", 4)
+	require.NoError(t, err)
+	require.True(t, dec.Allowed)
+	dec, err = e.svc.Check(ctx, u, "generations", 5)
+	require.NoError(t, err)
+	require.False(t, dec.Allowed)
+}
