@@ -2,9 +2,12 @@ package usage_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gorm.io/gorm"
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
@@ -73,4 +76,33 @@ func TestACreditsOnlyTierReadsTheBalance(t *testing.T) {
 	dec, err = e.svc.Check(ctx, u, "generations", 5)
 	require.NoError(t, err)
 	require.False(t, dec.Allowed)
+}
+
+// A delivery run delivers at most its limit: the rest wait, in order, for the next run.
+func TestDeliverNotificationsStopsAtItsLimit(t *testing.T) {
+	t.Parallel()
+	var down atomic.Bool
+	down.Store(true)
+	e := setup(t, usage.Hook{Name: "crm", Run: func(context.Context, *gorm.DB, usage.Notification) error {
+		if down.Load() {
+			return errors.New("crm down")
+		}
+		return nil
+	}})
+	u := e.user(t, "free", 0)
+	r := e.record(t, usage.Event{UserID: u, Feature: "api_calls", Quantity: 100, Key: "all"})
+	require.Equal(t, []string{usage.ThresholdLimit80, usage.ThresholdLimit100}, r.Notified)
+	pending := func() int64 {
+		return e.count(t, `SELECT count(*) FROM usage_notifications WHERE notified_at IS NULL`)
+	}
+	require.Equal(t, int64(2), pending(), "both wait: the hook failed right after the commit")
+	down.Store(false)
+	n, err := e.svc.DeliverNotifications(context.Background(), 1)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, int64(1), pending())
+	n, err = e.svc.DeliverNotifications(context.Background(), 1)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, int64(0), pending())
 }
