@@ -11,6 +11,7 @@ import (
 
 	"github.com/fabrica-saas/fabrica/backend/internal/billing"
 	"github.com/fabrica-saas/fabrica/backend/internal/credits"
+	"github.com/fabrica-saas/fabrica/backend/internal/email"
 	"github.com/fabrica-saas/fabrica/backend/internal/pgtest"
 	"github.com/fabrica-saas/fabrica/backend/internal/usage"
 )
@@ -105,4 +106,22 @@ func TestDeliverNotificationsStopsAtItsLimit(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	require.Equal(t, int64(0), pending())
+}
+
+// The threshold email says whether usage goes on past the limit, from the feature as the user's tier
+// grants it: exports allow overage on free, api_calls block.
+func TestThresholdEmailSaysWhetherUsageGoesOn(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.user(t, "free", 0)
+	e.record(t, usage.Event{UserID: u, Feature: "exports", Quantity: 9, Key: "x"})
+	e.record(t, usage.Event{UserID: u, Feature: "api_calls", Quantity: 90, Key: "a"})
+	require.Len(t, e.mail.data, 2)
+	overage := map[string]bool{}
+	for _, d := range e.mail.data {
+		td, ok := d.(email.UsageThresholdData)
+		require.True(t, ok, "%T", d)
+		overage[td.Feature] = td.Overage
+	}
+	require.Equal(t, map[string]bool{"exports": true, "api_calls": false}, overage)
 }
