@@ -125,3 +125,21 @@ func TestThresholdEmailSaysWhetherUsageGoesOn(t *testing.T) {
 	}
 	require.Equal(t, map[string]bool{"exports": true, "api_calls": false}, overage)
 }
+
+// Notifications caused by one batch of events are delivered right after its commit, for every user in
+// it: the run's limit grows with the users (ten each), so eleven users' crossings all go out at once.
+func TestABatchDeliversTheNotificationsOfEveryUserInIt(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	var events []usage.Event
+	for range 11 {
+		events = append(events, usage.Event{UserID: e.user(t, "free", 0), Feature: "api_calls", Quantity: 85, Key: "k"})
+	}
+	rs, err := e.svc.RecordEvents(context.Background(), events)
+	require.NoError(t, err)
+	for _, r := range rs {
+		require.Equal(t, []string{usage.ThresholdLimit80}, r.Notified)
+	}
+	require.Equal(t, int64(0), e.count(t, `SELECT count(*) FROM usage_notifications WHERE notified_at IS NULL`))
+	require.Len(t, e.mail.sent, 11)
+}
