@@ -3,6 +3,7 @@ package usage_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -142,4 +143,36 @@ func TestABatchDeliversTheNotificationsOfEveryUserInIt(t *testing.T) {
 	}
 	require.Equal(t, int64(0), e.count(t, `SELECT count(*) FROM usage_notifications WHERE notified_at IS NULL`))
 	require.Len(t, e.mail.sent, 11)
+}
+
+// A batch holds up to MaxBatch events, that many included; one more is refused whole.
+func TestABatchOfMaxBatchEventsIsRecorded(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.user(t, "pro", 0)
+	events := make([]usage.Event, usage.MaxBatch+1)
+	for i := range events {
+		events[i] = usage.Event{UserID: u, Feature: "exports", Quantity: 1, Key: fmt.Sprintf("b-%d", i)}
+	}
+	_, err := e.svc.RecordEvents(context.Background(), events)
+	require.ErrorIs(t, err, usage.ErrInvalid)
+	rs, err := e.svc.RecordEvents(context.Background(), events[:usage.MaxBatch])
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{usage.StatusRecorded: usage.MaxBatch}, statuses(rs))
+}
+
+// A key repeated within one batch is counted once, and the events after the repeat are still recorded.
+func TestAKeyRepeatedInABatchDoesNotStopTheRest(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.user(t, "free", 0)
+	rs, err := e.svc.RecordEvents(context.Background(), []usage.Event{
+		{UserID: u, Feature: "api_calls", Quantity: 3, Key: "a"},
+		{UserID: u, Feature: "api_calls", Quantity: 3, Key: "a"},
+		{UserID: u, Feature: "api_calls", Quantity: 5, Key: "b"},
+	})
+	require.NoError(t, err)
+	require.Equal(t, usage.StatusRecorded, rs[0].Status)
+	require.Equal(t, usage.StatusRecorded, rs[2].Status)
+	require.Equal(t, int64(8), e.used(t, u, "api_calls"))
 }
