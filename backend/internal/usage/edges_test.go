@@ -176,3 +176,14 @@ func TestAKeyRepeatedInABatchDoesNotStopTheRest(t *testing.T) {
 	require.Equal(t, usage.StatusRecorded, rs[2].Status)
 	require.Equal(t, int64(8), e.used(t, u, "api_calls"))
 }
+
+// A credits event that would cost more than any balance can hold is refused as insufficient before the
+// ledger sees it: MaxQuantity units of 5 credits are 5 billion, past a 32-bit balance.
+func TestACreditsChargeBeyondAnyBalanceIsInsufficient(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.user(t, "free", 100)
+	r := e.record(t, usage.Event{UserID: u, Feature: "generations", Quantity: usage.MaxQuantity, Key: "huge"})
+	require.Equal(t, usage.StatusInsufficientCredits, r.Status)
+	requireClean(t, e)
+}
