@@ -187,3 +187,17 @@ func TestACreditsChargeBeyondAnyBalanceIsInsufficient(t *testing.T) {
 	require.Equal(t, usage.StatusInsufficientCredits, r.Status)
 	requireClean(t, e)
 }
+
+// The low-balance notification comes with the charge that takes the balance below the tier's
+// low_balance (10 on free), not before: a balance of exactly 10 is not below it, and a balance of 10 going
+// to 5 is the crossing.
+func TestLowBalanceNotifiesAtTheCrossingOnly(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.user(t, "free", 30)
+	for i, want := range []bool{false, false, false, false, true} { // 25, 20, 15, 10, 5
+		r := e.record(t, usage.Event{UserID: u, Feature: "generations", Quantity: 1, Key: fmt.Sprintf("g%d", i)})
+		require.Equal(t, usage.StatusRecorded, r.Status)
+		require.Equal(t, want, len(r.Notified) > 0, "charge %d, balance %d", i+1, *r.Balance)
+	}
+}
