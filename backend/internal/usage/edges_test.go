@@ -201,3 +201,16 @@ func TestLowBalanceNotifiesAtTheCrossingOnly(t *testing.T) {
 		require.Equal(t, want, len(r.Notified) > 0, "charge %d, balance %d", i+1, *r.Balance)
 	}
 }
+
+// A key repeated within a batch gets its first appearance's answer: a refusal is repeated as that refusal,
+// not reported as a duplicate of something recorded.
+func TestARepeatOfARefusedKeyInABatchIsRefusedToo(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	u := e.user(t, "free", 0)
+	ev := usage.Event{UserID: u, Feature: "api_calls", Quantity: 101, Key: "too-many"}
+	rs, err := e.svc.RecordEvents(context.Background(), []usage.Event{ev, ev})
+	require.NoError(t, err)
+	require.Equal(t, usage.StatusLimitExceeded, rs[0].Status)
+	require.Equal(t, usage.StatusLimitExceeded, rs[1].Status)
+}
