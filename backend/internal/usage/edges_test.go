@@ -175,6 +175,15 @@ func TestAKeyRepeatedInABatchDoesNotStopTheRest(t *testing.T) {
 	require.Equal(t, usage.StatusRecorded, rs[0].Status)
 	require.Equal(t, usage.StatusRecorded, rs[2].Status)
 	require.Equal(t, int64(8), e.used(t, u, "api_calls"))
+
+	// The same key again in a batch with another quantity is a conflict, not a duplicate.
+	rs, err = e.svc.RecordEvents(context.Background(), []usage.Event{
+		{UserID: u, Feature: "api_calls", Quantity: 1, Key: "c"},
+		{UserID: u, Feature: "api_calls", Quantity: 2, Key: "c"},
+	})
+	require.NoError(t, err)
+	require.Equal(t, usage.StatusRecorded, rs[0].Status)
+	require.Equal(t, usage.StatusKeyConflict, rs[1].Status)
 }
 
 // A credits event that would cost more than any balance can hold is refused as insufficient before the
