@@ -272,3 +272,19 @@ func TestPausedSubscriptionIsOnFreeUntilResumed(t *testing.T) {
 	f.mustDeliver(t, resumed.body())
 	require.Equal(t, "team", f.sampleState(t).UserTier)
 }
+
+// Paddle sends a paused subscription without a current billing period (null, as for a canceled one): the
+// snapshot is stored, the user drops to free, and the monthly job has nothing to start from.
+func TestAPausedSnapshotWithoutAPeriodIsStored(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, pgtest.New(t), sampleTiers)
+	s := f.samples(t)
+	f.mustDeliver(t, s.yearly.body())
+	paused := s.yearly.as("evt_paused", "subscription.paused", sampleT0.AddDate(0, 0, 3)).set("data.status", "paused").
+		set("data.current_billing_period", nil)
+	f.mustDeliver(t, paused.body())
+	require.Equal(t, "free", f.sampleState(t).UserTier)
+	rep, err := f.svc.GrantMonths(context.Background(), sampleT0.AddDate(0, 2, 1))
+	require.NoError(t, err)
+	require.Zero(t, rep.Grants)
+}

@@ -80,3 +80,21 @@ func TestExpireCanceledSkipsADeletedUserAndGoesOn(t *testing.T) {
 	require.NoError(t, f.db.Raw(`SELECT clerk_user_id || '=' || current_tier FROM users ORDER BY clerk_user_id`).Scan(&tiers).Error)
 	require.Equal(t, []string{"user_0=team", "user_1=free"}, tiers)
 }
+
+// A full batch of nothing but deleted users' subscriptions ends the run: none of them is marked, so the
+// next batch would read the same rows again, for ever. The run returns at once and says it downgraded none.
+func TestExpireCanceledStopsAtAFullBatchOfDeletedUsers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, pgtest.New(t), sampleTiers)
+	end := sampleT0.AddDate(0, 1, 0)
+	f.seedCanceled(t, billing.ExpiryBatch, end)
+	require.NoError(t, f.db.Exec(`UPDATE users SET deleted_at = now()`).Error)
+
+	// A run that loops on the same batch would go on until this deadline and fail with it.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, err := f.svc.ExpireCanceled(ctx, end.Add(time.Minute))
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Zero(t, f.onFree(t))
+}

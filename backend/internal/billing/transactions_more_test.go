@@ -72,3 +72,27 @@ func withoutPeriod(t *testing.T, body []byte) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// A transaction of a subscription that grants nothing (a one-off charge on it) is audited with the
+// subscription's user, so it shows in that user's audit trail; one of a subscription not known yet is
+// audited without a user rather than failing.
+func TestAOneOffChargeOfASubscriptionIsAuditedWithItsUser(t *testing.T) {
+	t.Parallel()
+	known, unknown := "sub_1", "sub_unknown"
+	f := setup(t)
+	f.mustDeliver(t, f.created(t0, "evt_c").payload())
+	f.mustDeliver(t, txnCompleted("evt_charge", "txn_charge", &known, "subscription_charge", "300", time.Time{}, time.Time{}))
+	f.mustDeliver(t, txnCompleted("evt_charge_2", "txn_charge_2", &unknown, "subscription_charge", "300", time.Time{}, time.Time{}))
+	var rows []struct {
+		ResourceID string
+		Clerk      *string
+	}
+	require.NoError(t, f.db.Raw(`SELECT a.resource_id, u.clerk_user_id AS clerk FROM audit_logs a LEFT JOIN users u ON u.id = a.user_id
+		WHERE a.action = 'transaction.completed' ORDER BY a.resource_id`).Scan(&rows).Error)
+	require.Len(t, rows, 2)
+	require.Equal(t, "txn_charge", rows[0].ResourceID)
+	require.NotNil(t, rows[0].Clerk, "audited with the subscription's user")
+	require.Equal(t, "user_1", *rows[0].Clerk)
+	require.Equal(t, "txn_charge_2", rows[1].ResourceID)
+	require.Nil(t, rows[1].Clerk, "no user for a subscription not known yet")
+}

@@ -167,6 +167,13 @@ func TestCarryOverOfTheAllowance(t *testing.T) {
 			again, err := svc.CarryOver(ctx, c)
 			require.NoError(t, err)
 			require.Equal(t, tc.carried, again, "a repeated key carries nothing more")
+			if tc.carried > 0 {
+				smaller := c
+				smaller.Max = 1
+				again, err = svc.CarryOver(ctx, smaller)
+				require.NoError(t, err)
+				require.Equal(t, tc.carried, again, "a repeated key returns what it carried, whatever the cap says now")
+			}
 			_, _, err = svc.Grant(ctx, credits.GrantSpec{UserID: user, Amount: 1000, Key: "grant:sub_1:m2",
 				Category: credits.CategoryAllowance, Source: "sub_1", ExpiresAt: &m3})
 			require.NoError(t, err)

@@ -127,12 +127,14 @@ func together[T any](n int, f func(i int) T) []T {
 type fakeMail struct {
 	mu   sync.Mutex
 	sent []string
+	data []any // each email's template data, in the order of sent
 }
 
-func (f *fakeMail) EnqueueEmailTx(_ context.Context, _ *gorm.DB, template, to, key string, _ any) error {
+func (f *fakeMail) EnqueueEmailTx(_ context.Context, _ *gorm.DB, template, to, key string, data any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sent = append(f.sent, template+" "+to+" "+key)
+	f.data = append(f.data, data)
 	return nil
 }
 

@@ -135,6 +135,8 @@ func TestPaddleSignatureVerify(t *testing.T) {
 		{name: "tampered body", header: ptr(paddleSDKSignature), body: strings.Replace(paddleSDKPayload, "1000", "1", 1), now: later, want: webhook.ErrBadSignature},
 		{name: "empty body", header: ptr(paddleSDKSignature), body: "-", now: later, want: webhook.ErrBadSignature},
 		{name: "tampered signature", header: ptr(ts + ";" + wrongH1), now: later, want: webhook.ErrBadSignature},
+		// Only an h1 is a MAC: the right MAC under another key (h2, a future scheme's) next to a wrong h1 is not.
+		{name: "right mac under another key", header: ptr(ts + ";" + wrongH1 + ";h2=" + paddleSDKH1), now: later, want: webhook.ErrBadSignature},
 		{name: "tampered ts within tolerance", header: ptr("ts=1710929256;" + h1), now: later, want: webhook.ErrBadSignature},
 		{name: "wrong secret", secrets: []string{paddleRotatedSecret}, header: ptr(paddleSDKSignature), now: later, want: webhook.ErrBadSignature},
 	}

@@ -13,9 +13,17 @@ import (
 )
 
 // A signature exactly at the tolerance, in the past or the future, is accepted; a second more is not.
+// Two tolerances: the bound is in whole seconds before it is compared, and a tolerance scaled wrongly
+// (nanoseconds times time.Second) wraps around int64 to a value that passes at 5 minutes and refuses
+// every signature at 2.
 func TestSignatureToleranceIsInclusive(t *testing.T) {
 	t.Parallel()
-	const tol = 5 * time.Minute
+	for _, tol := range []time.Duration{2 * time.Minute, 5 * time.Minute} {
+		t.Run(tol.String(), func(t *testing.T) { t.Parallel(); toleranceIsInclusive(t, tol) })
+	}
+}
+
+func toleranceIsInclusive(t *testing.T, tol time.Duration) {
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	paddle, err := webhook.NewPaddleSignature([]string{secret}, tol)
 	require.NoError(t, err)
