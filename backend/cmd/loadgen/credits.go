@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -79,15 +78,7 @@ func (g *generator) sendCredits(ctx context.Context, pair bool) (time.Duration, 
 	if err != nil {
 		return 0, err
 	}
-	g.sent.Add(1)
-	began := time.Now()
-	resp, err := g.client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	_ = resp.Body.Close()
-	took := time.Since(began)
+	resp, body, took, err := g.roundTrip(req)
 	want := http.StatusCreated
 	if g.opts.mode == modeCredits {
 		want = http.StatusOK

@@ -155,16 +155,7 @@ func (g *generator) send(ctx context.Context, d delivery, wantDup bool) (time.Du
 	}
 	req.Header = h
 	req.Header.Set("Content-Type", "application/json")
-	g.sent.Add(1)
-	began := time.Now()
-	resp, err := g.client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	// Read to the end so the connection goes back to the pool.
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	_ = resp.Body.Close()
-	took := time.Since(began)
+	resp, body, took, err := g.roundTrip(req)
 	switch {
 	case err != nil:
 		return 0, err
@@ -185,4 +176,18 @@ func (g *generator) recordError(err error) {
 		g.firstErr = err.Error()
 	}
 	g.errors++
+}
+
+// roundTrip sends req, counts it as sent, and reads the answer to the end (so the connection goes back to
+// the pool): the response, its body (up to 4 MiB) and how long it all took.
+func (g *generator) roundTrip(req *http.Request) (*http.Response, []byte, time.Duration, error) {
+	g.sent.Add(1)
+	began := time.Now()
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	_ = resp.Body.Close()
+	return resp, body, time.Since(began), err
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/md5"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -94,15 +93,7 @@ func (g *generator) sendUsage(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	g.sent.Add(1)
-	began := time.Now()
-	resp, err := g.client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	_ = resp.Body.Close()
-	took := time.Since(began)
+	resp, body, took, err := g.roundTrip(req)
 	switch {
 	case err != nil:
 		return 0, err
