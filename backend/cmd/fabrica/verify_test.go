@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,8 @@ func exitCode(err error) int {
 func TestVerifyCommand(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)
-	env := map[string]string{"APP_ENV": "development", "DATABASE_URL": d.URL}
+	env := map[string]string{"APP_ENV": "development", "DATABASE_URL": d.URL,
+		"DEV_SESSION_KEY_FILE": filepath.Join(t.TempDir(), "dev-session-key.pem")} // not ./.data in the package
 
 	out, _, err := runWith(t, env, "verify")
 	require.NoError(t, err)
@@ -85,7 +87,8 @@ func TestVerifyCommand(t *testing.T) {
 func TestVerifyCommandErrorsExitTwo(t *testing.T) {
 	t.Parallel()
 	d := pgtest.New(t)
-	env := map[string]string{"APP_ENV": "development", "DATABASE_URL": d.URL}
+	env := map[string]string{"APP_ENV": "development", "DATABASE_URL": d.URL,
+		"DEV_SESSION_KEY_FILE": filepath.Join(t.TempDir(), "dev-session-key.pem")} // not ./.data in the package
 	_, _, err := runWith(t, env, "verify", "nosuch")
 	require.Equal(t, exitError, exitCode(err))
 	require.ErrorContains(t, err, `unknown area "nosuch"`)
