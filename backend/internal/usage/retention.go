@@ -3,9 +3,9 @@ package usage
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"time"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"gorm.io/gorm"
 )
 
@@ -18,46 +18,20 @@ import (
 // PartitionsAhead is how many months past the current one EnsurePartitions keeps ready.
 const PartitionsAhead = 3
 
-var partitionName = regexp.MustCompile(`^usage_events_y(\d{4})m(\d{2})$`)
+// events is usage_events' partitioning.
+const events = db.MonthlyPartitions("usage_events")
 
-func calendarMonth(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-}
+func calendarMonth(t time.Time) time.Time { return db.MonthStart(t) }
 
-func partitionFor(month time.Time) string {
-	return fmt.Sprintf("usage_events_y%04dm%02d", month.Year(), int(month.Month()))
-}
-
-// partitionLock serialises creating and dropping partitions between instances.
-const partitionLock = `SELECT pg_advisory_xact_lock(hashtextextended('usage_events partitions', 0))`
+func partitionFor(month time.Time) string { return events.Name(month) }
 
 // EnsurePartitions creates the partitions from the month of the oldest acceptable event (now less the
 // dedup window) through PartitionsAhead months after now's, and returns how many it created.
 func (s *Service) EnsurePartitions(ctx context.Context, now time.Time) (int, error) {
 	created := 0
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec(partitionLock).Error; err != nil {
-			return err
-		}
-		existing, err := partitions(tx)
-		if err != nil {
-			return err
-		}
-		last := calendarMonth(now).AddDate(0, PartitionsAhead, 0)
-		for m := calendarMonth(now.Add(-s.cfg.DedupWindow)); !m.After(last); m = m.AddDate(0, 1, 0) {
-			name := partitionFor(m)
-			if _, ok := existing[name]; ok {
-				continue
-			}
-			// Names and bounds are ours (a formatted date), not input.
-			if err := tx.Exec(fmt.Sprintf(`CREATE TABLE %s PARTITION OF usage_events FOR VALUES FROM ('%s') TO ('%s')`,
-				name, m.Format(time.RFC3339), m.AddDate(0, 1, 0).Format(time.RFC3339))).Error; err != nil {
-				return fmt.Errorf("create %s: %w", name, err)
-			}
-			created++
-		}
-		return nil
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		created, err = events.Ensure(tx, now.Add(-s.cfg.DedupWindow), calendarMonth(now).AddDate(0, PartitionsAhead, 0))
+		return err
 	})
 	if err != nil {
 		return created, fmt.Errorf("ensure usage partitions: %w", err)
@@ -66,24 +40,7 @@ func (s *Service) EnsurePartitions(ctx context.Context, now time.Time) (int, err
 }
 
 // partitions maps each partition of usage_events to its month.
-func partitions(tx *gorm.DB) (map[string]time.Time, error) {
-	var names []string
-	if err := tx.Raw(`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-		WHERE i.inhparent = 'usage_events'::regclass`).Scan(&names).Error; err != nil {
-		return nil, fmt.Errorf("list usage partitions: %w", err)
-	}
-	out := make(map[string]time.Time, len(names))
-	for _, n := range names {
-		m := partitionName.FindStringSubmatch(n)
-		if m == nil {
-			continue
-		}
-		if t, err := time.Parse("2006-01", m[1]+"-"+m[2]); err == nil {
-			out[n] = t
-		}
-	}
-	return out, nil
-}
+func partitions(tx *gorm.DB) (map[string]time.Time, error) { return events.List(tx) }
 
 // Purged is what one Purge did.
 type Purged struct {
@@ -99,7 +56,7 @@ func (s *Service) Purge(ctx context.Context, now time.Time, batch int) (Purged, 
 	var p Purged
 	before := now.Add(-s.cfg.Retention)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec(partitionLock).Error; err != nil {
+		if err := events.Lock(tx); err != nil {
 			return err
 		}
 		parts, err := partitions(tx)

@@ -3,9 +3,9 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"time"
 
+	"github.com/fabrica-saas/fabrica/backend/internal/db"
 	"gorm.io/gorm"
 )
 
@@ -17,43 +17,20 @@ import (
 // month has no partition would fail its insert (and be retried), so the daily task keeps a margin.
 const PartitionsAhead = 3
 
-var partitionName = regexp.MustCompile(`^webhook_events_y(\d{4})m(\d{2})$`)
+// archiveTable is the webhook archive's partitioning.
+const archiveTable = db.MonthlyPartitions("webhook_events")
 
-func monthStart(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-}
+func monthStart(t time.Time) time.Time { return db.MonthStart(t) }
 
-func partitionFor(month time.Time) string {
-	return fmt.Sprintf("webhook_events_y%04dm%02d", month.Year(), int(month.Month()))
-}
+func partitionFor(month time.Time) string { return archiveTable.Name(month) }
 
 // EnsurePartitions creates the partitions of now's month through PartitionsAhead months later that do not
-// exist yet, and returns how many it created. Concurrent runs (two instances' daily tasks) take turns on an
-// advisory lock, so CREATE never races CREATE.
+// exist yet, and returns how many it created (db.MonthlyPartitions.Ensure: concurrent runs take turns).
 func EnsurePartitions(ctx context.Context, gdb *gorm.DB, now time.Time) (int, error) {
 	created := 0
-	err := gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_events partitions', 0))`).Error; err != nil {
-			return err
-		}
-		existing, err := partitions(tx)
-		if err != nil {
-			return err
-		}
-		for m, i := monthStart(now), 0; i <= PartitionsAhead; m, i = m.AddDate(0, 1, 0), i+1 {
-			name := partitionFor(m)
-			if _, ok := existing[name]; ok {
-				continue
-			}
-			// Names and bounds are ours (a formatted date), not input: fmt is safe here.
-			if err := tx.Exec(fmt.Sprintf(`CREATE TABLE %s PARTITION OF webhook_events FOR VALUES FROM ('%s') TO ('%s')`,
-				name, m.Format(time.RFC3339), m.AddDate(0, 1, 0).Format(time.RFC3339))).Error; err != nil {
-				return fmt.Errorf("create %s: %w", name, err)
-			}
-			created++
-		}
-		return nil
+	err := gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		created, err = archiveTable.Ensure(tx, now, monthStart(now).AddDate(0, PartitionsAhead, 0))
+		return err
 	})
 	if err != nil {
 		return created, fmt.Errorf("ensure archive partitions: %w", err)
@@ -62,23 +39,4 @@ func EnsurePartitions(ctx context.Context, gdb *gorm.DB, now time.Time) (int, er
 }
 
 // partitions maps each partition of webhook_events to the month it holds.
-func partitions(tx *gorm.DB) (map[string]time.Time, error) {
-	var names []string
-	if err := tx.Raw(`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-		WHERE i.inhparent = 'webhook_events'::regclass`).Scan(&names).Error; err != nil {
-		return nil, fmt.Errorf("list archive partitions: %w", err)
-	}
-	out := make(map[string]time.Time, len(names))
-	for _, n := range names {
-		m := partitionName.FindStringSubmatch(n)
-		if m == nil {
-			continue // not ours: left alone
-		}
-		t, err := time.Parse("2006-01", m[1]+"-"+m[2])
-		if err != nil {
-			continue
-		}
-		out[n] = t
-	}
-	return out, nil
-}
+func partitions(tx *gorm.DB) (map[string]time.Time, error) { return archiveTable.List(tx) }

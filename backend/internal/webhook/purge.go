@@ -37,7 +37,7 @@ func dropExpiredPartitions(ctx context.Context, gdb *gorm.DB, before time.Time) 
 	dropped := 0
 	err := gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		// The same lock as EnsurePartitions: creating and dropping never interleave.
-		if err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_events partitions', 0))`).Error; err != nil {
+		if err := archiveTable.Lock(tx); err != nil {
 			return err
 		}
 		parts, err := partitions(tx)
