@@ -78,3 +78,29 @@ func (p MonthlyPartitions) Ensure(tx *gorm.DB, first, last time.Time) (int, erro
 	}
 	return created, nil
 }
+
+// DropBefore drops, in tx and under Lock, every partition whose whole month ends at or before before, and
+// returns how many it dropped and the rows they held (counted first: retention's report).
+func (p MonthlyPartitions) DropBefore(tx *gorm.DB, before time.Time) (dropped, rows int, err error) {
+	if err := p.Lock(tx); err != nil {
+		return 0, 0, err
+	}
+	parts, err := p.List(tx)
+	if err != nil {
+		return 0, 0, err
+	}
+	for name, month := range parts {
+		if month.AddDate(0, 1, 0).After(before) {
+			continue
+		}
+		var n int
+		if err := tx.Raw(fmt.Sprintf(`SELECT count(*) FROM %s`, name)).Scan(&n).Error; err != nil {
+			return dropped, rows, err
+		}
+		if err := tx.Exec(fmt.Sprintf(`DROP TABLE %s`, name)).Error; err != nil {
+			return dropped, rows, fmt.Errorf("drop %s: %w", name, err)
+		}
+		dropped, rows = dropped+1, rows+n
+	}
+	return dropped, rows, nil
+}

@@ -56,27 +56,9 @@ func (s *Service) Purge(ctx context.Context, now time.Time, batch int) (Purged, 
 	var p Purged
 	before := now.Add(-s.cfg.Retention)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := events.Lock(tx); err != nil {
-			return err
-		}
-		parts, err := partitions(tx)
-		if err != nil {
-			return err
-		}
-		for name, month := range parts {
-			if month.AddDate(0, 1, 0).After(before) {
-				continue
-			}
-			var n int
-			if err := tx.Raw(fmt.Sprintf(`SELECT count(*) FROM %s`, name)).Scan(&n).Error; err != nil {
-				return err
-			}
-			if err := tx.Exec(fmt.Sprintf(`DROP TABLE %s`, name)).Error; err != nil {
-				return fmt.Errorf("drop %s: %w", name, err)
-			}
-			p.Partitions, p.Events = p.Partitions+1, p.Events+n
-		}
-		return nil
+		var err error
+		p.Partitions, p.Events, err = events.DropBefore(tx, before)
+		return err
 	})
 	if err != nil {
 		return p, fmt.Errorf("purge usage: %w", err)

@@ -36,28 +36,10 @@ func PurgeArchive(ctx context.Context, gdb *gorm.DB, before time.Time, batch int
 func dropExpiredPartitions(ctx context.Context, gdb *gorm.DB, before time.Time) (int, error) {
 	dropped := 0
 	err := gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		// The same lock as EnsurePartitions: creating and dropping never interleave.
-		if err := archiveTable.Lock(tx); err != nil {
-			return err
-		}
-		parts, err := partitions(tx)
-		if err != nil {
-			return err
-		}
-		for name, month := range parts {
-			if month.AddDate(0, 1, 0).After(before) {
-				continue
-			}
-			var n int
-			if err := tx.Raw(fmt.Sprintf(`SELECT count(*) FROM %s`, name)).Scan(&n).Error; err != nil {
-				return err
-			}
-			if err := tx.Exec(fmt.Sprintf(`DROP TABLE %s`, name)).Error; err != nil {
-				return fmt.Errorf("drop %s: %w", name, err)
-			}
-			dropped += n
-		}
-		return nil
+		// Under the same lock as EnsurePartitions: creating and dropping never interleave.
+		var err error
+		_, dropped, err = archiveTable.DropBefore(tx, before)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("purge archive: %w", err)
