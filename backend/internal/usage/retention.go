@@ -23,8 +23,6 @@ const events = db.MonthlyPartitions("usage_events")
 
 func calendarMonth(t time.Time) time.Time { return db.MonthStart(t) }
 
-func partitionFor(month time.Time) string { return events.Name(month) }
-
 // EnsurePartitions creates the partitions from the month of the oldest acceptable event (now less the
 // dedup window) through PartitionsAhead months after now's, and returns how many it created.
 func (s *Service) EnsurePartitions(ctx context.Context, now time.Time) (int, error) {
